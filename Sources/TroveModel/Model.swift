@@ -1,0 +1,135 @@
+/// The schema of an object graph: its entities, checked and resolved.
+///
+/// Build one in code with the result builder, or load a model file with
+/// ``Model/init(fileData:)``:
+/// ```swift
+/// let model = try Model {
+///     Entity("Photographer", uniqueBy: [["id"]]) {
+///         Attribute("id", .string, optional: false)
+///         Relationship("photos", to: "Photo", toMany: true, inverse: "whoTook", deleteRule: .cascade)
+///     }
+///     Entity("Photo") {
+///         Attribute("title", .string)
+///         Relationship("whoTook", to: "Photographer", inverse: "photos")
+///     }
+/// }
+/// ```
+/// Creating a model checks it whole and throws a ``ModelError`` listing every problem, so a bad
+/// model never reaches a store.
+public struct Model: Sendable, Hashable {
+    /// Import: the style of JSON keys, applied to every attribute and relationship without an
+    /// explicit remote key.
+    public let keyStyle: KeyStyle
+    /// The entities, resolved (see ``Entity``), in declaration order.
+    public let entities: [Entity]
+    /// Findings that do not stop the model from working, such as a relationship without an inverse.
+    public let warnings: [ModelIssue]
+    /// A stable hash of everything that shapes the store (entities, attribute names and types,
+    /// relationships, unique keys): equal for models a store can be opened with.
+    public let versionHash: String
+    private let entityIndexByName: [String: Int]
+
+    /// Checks and resolves a model.
+    /// - Throws: ``ModelError`` with every problem found.
+    public init(keyStyle: KeyStyle = .exact, entities declared: [Entity]) throws(ModelError) {
+        let findings = ModelValidator.findings(in: declared)
+        let errors = findings.filter { $0.severity == .error }
+        guard errors.isEmpty else { throw ModelError(issues: errors) }
+        self.keyStyle = keyStyle
+        self.warnings = findings.filter { $0.severity == .warning }
+        let resolved = Model.resolve(declared)
+        self.entities = resolved
+        self.entityIndexByName = Dictionary(uniqueKeysWithValues: resolved.enumerated().map { ($1.name, $0) })
+        self.versionHash = Model.versionHash(of: resolved)
+    }
+
+    /// Checks and resolves a model whose entities are listed in a builder block.
+    /// - Throws: ``ModelError`` with every problem found.
+    public init(keyStyle: KeyStyle = .exact, @ModelBuilder _ entities: () -> [Entity]) throws(ModelError) {
+        try self.init(keyStyle: keyStyle, entities: entities())
+    }
+
+    /// The entity named `name`, or `nil`.
+    public func entity(named name: String) -> Entity? {
+        entityIndexByName[name].map { entities[$0] }
+    }
+
+    /// The entities that are the root of their hierarchy: one table each in a store.
+    public var rootEntities: [Entity] {
+        entities.filter { $0.parent == nil }
+    }
+
+    // MARK: Resolution
+
+    /// Flattens inheritance (parents' properties first) and fills in the lookup tables.
+    /// Assumes the declarations passed validation: parents exist and form no cycle.
+    private static func resolve(_ declared: [Entity]) -> [Entity] {
+        let byName = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func ancestry(_ entity: Entity) -> [Entity] {
+            var chain = [entity]
+            var current = entity
+            while let parentName = current.parent, let parent = byName[parentName], chain.count <= declared.count {
+                chain.insert(parent, at: 0)
+                current = parent
+            }
+            return chain
+        }
+        return declared.map { entity in
+            let chain = ancestry(entity)
+            var resolved = entity
+            resolved.attributes = chain.flatMap(\.attributes)
+            resolved.relationships = chain.flatMap(\.relationships)
+            resolved.uniqueBy = chain.flatMap(\.uniqueBy)
+            resolved.rootName = chain[0].name
+            resolved.subentityNames = declared.filter { candidate in
+                candidate.name != entity.name && ancestry(candidate).contains { $0.name == entity.name }
+            }.map(\.name)
+            resolved.attributeIndexByName = Dictionary(
+                resolved.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            resolved.relationshipIndexByName = Dictionary(
+                resolved.relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            return resolved
+        }
+    }
+
+    // MARK: Version hash
+
+    private static func versionHash(of entities: [Entity]) -> String {
+        var text = "trove-model-1\n"
+        for entity in entities.sorted(by: { $0.name < $1.name }) {
+            text += "E \(entity.name) parent=\(entity.parent ?? "") abstract=\(entity.isAbstract)\n"
+            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+                text += "A \(attribute.name) \(attribute.type.rawValue)\n"
+            }
+            for r in entity.relationships.sorted(by: { $0.name < $1.name }) {
+                text += "R \(r.name) \(r.destination) toMany=\(r.isToMany) ordered=\(r.isOrdered) inverse=\(r.inverse ?? "")\n"
+            }
+            for constraint in entity.uniqueBy {
+                text += "U \(constraint.joined(separator: ","))\n"
+            }
+        }
+        return StableHash.fnv1a64Hex(text)
+    }
+}
+
+/// Import: how JSON keys are spelled relative to attribute names (`"keyStyle"` in a model file).
+public enum KeyStyle: String, Sendable, Hashable, CaseIterable {
+    /// JSON keys are the attribute names as they are.
+    case exact
+    /// JSON keys are snake_case (`user_id`) for camelCase names (`userID`); the exact name is
+    /// accepted too.
+    case snakeCase = "snake_case"
+}
+
+/// A 64-bit FNV-1a hash: stable across runs and platforms (unlike `Hasher`), not for security.
+enum StableHash {
+    static func fnv1a64Hex(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
