@@ -1,0 +1,4 @@
+// The umbrella module: `import Trove` brings the whole public API.
+@_exported import TroveContext
+@_exported import TroveModel
+@_exported import TroveStore

@@ -1,0 +1,145 @@
+public import TroveModel
+import TroveStore
+
+/// An object of the graph: an entity's values, tracked by the ``ObjectContext`` it lives in.
+///
+/// Values are read and written by key, checked against the model:
+/// ```swift
+/// let photo = try context.insert("Photo")
+/// try photo.setValue("Sunset", forKey: "title")
+/// let views = try photo.value(forKey: "views", as: Int.self)
+/// ```
+/// An object is not `Sendable`: it stays in its context's isolation domain. Pass its
+/// ``objectID`` to other contexts instead.
+public final class ManagedObject {
+    /// The object's entity (the most specific one).
+    public let entity: Entity
+    /// The object's identity: temporary until its first save, permanent after.
+    public internal(set) var objectID: ObjectID
+    /// The context the object lives in; `nil` once it left it (after `reset()`, a rollback of
+    /// its insert, or a save of its delete).
+    public internal(set) weak var context: ObjectContext?
+
+    /// Current values, by attribute position.
+    var values: [AttributeValue]
+    /// The row as last read from or written to the store; `nil` while inserted and unsaved.
+    var snapshot: RowSnapshot?
+    /// Whether the object is inserted and not yet saved.
+    public internal(set) var isInserted = false
+    /// Whether the object is deleted and the delete not yet saved.
+    public internal(set) var isDeleted = false
+
+    init(entity: Entity, objectID: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?, context: ObjectContext) {
+        self.entity = entity
+        self.objectID = objectID
+        self.values = values
+        self.snapshot = snapshot
+        self.context = context
+    }
+
+    // MARK: Reading
+
+    /// The value of the attribute `key` (``AttributeValue/null`` when it has none).
+    /// - Throws: ``ObjectError`` `.unknownKey` when the entity has no such attribute.
+    public func value(forKey key: String) throws -> AttributeValue {
+        values[try position(of: key)]
+    }
+
+    /// The value of the attribute `key` as a Swift type; `nil` when the attribute is nil.
+    /// - Throws: ``ObjectError`` `.unknownKey`, or `.typeMismatch` when the value cannot be a `T`.
+    public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T? {
+        let value = try value(forKey: key)
+        if value.isNull { return nil }
+        guard let typed = T(attributeValue: value) else {
+            throw ObjectError(.typeMismatch,
+                "\(objectID).\(key) holds a \(entity.attributes[try position(of: key)].type.rawValue) value, which cannot be read as \(T.self)")
+        }
+        return typed
+    }
+
+    // MARK: Writing
+
+    /// Sets the attribute `key` to `value`, checked against the attribute's type.
+    ///
+    /// An integer fits a `double`, `float` or `decimal` attribute; a one-character string fits a
+    /// `character` attribute. Whether nil is allowed, and the min/max/regex rules, are checked
+    /// at save.
+    /// - Throws: ``ObjectError`` `.unknownKey`, `.typeMismatch` (wrong type, or an integer out of
+    ///   the attribute's range), `.objectDeleted`, or `.notInContext`.
+    public func setValue(_ value: AttributeValue, forKey key: String) throws {
+        let index = try position(of: key)
+        let attribute = entity.attributes[index]
+        let checked: AttributeValue
+        switch attribute.checked(value) {
+        case .success(let v): checked = v
+        case .failure(let problem):
+            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(key) to \(value): \(problem)")
+        }
+        guard let context else {
+            throw ObjectError(.notInContext, "\(objectID) is not in a context (it was reset, rolled back or deleted); fetch it again")
+        }
+        guard !isDeleted else {
+            throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(key) of \(objectID): the object is deleted")
+        }
+        guard values[index] != checked else { return }
+        values[index] = checked
+        context.objectDidChange(self)
+    }
+
+    // MARK: State
+
+    /// Whether the object has attribute values that differ from the store's (and is neither
+    /// inserted nor deleted).
+    public var isUpdated: Bool {
+        guard !isInserted, !isDeleted, let snapshot else { return false }
+        return values != snapshot.values
+    }
+
+    /// Whether the object is inserted, deleted or updated.
+    public var hasChanges: Bool {
+        isInserted || isDeleted || isUpdated
+    }
+
+    /// The values as last saved or fetched, by attribute name; empty for an unsaved insert.
+    public func committedValues() -> [String: AttributeValue] {
+        guard let snapshot else { return [:] }
+        return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), snapshot.values))
+    }
+
+    /// The attributes whose values differ from the committed ones, with their new values
+    /// (every attribute for an unsaved insert).
+    public func changedValues() -> [String: AttributeValue] {
+        var changed: [String: AttributeValue] = [:]
+        for (i, attribute) in entity.attributes.enumerated() where snapshot.map({ $0.values[i] != values[i] }) ?? true {
+            changed[attribute.name] = values[i]
+        }
+        return changed
+    }
+
+    // MARK: Helpers
+
+    func position(of key: String) throws -> Int {
+        guard let index = entity.attributeIndex(named: key) else {
+            let known = entity.attributes.map(\.name).joined(separator: ", ")
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute '\(key)'; its attributes are: \(known)")
+        }
+        return index
+    }
+}
+
+extension ManagedObject: Hashable {
+    /// Objects are equal when they are the same instance (one instance per row per context).
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension ManagedObject: CustomStringConvertible {
+    /// `Photo/42 {title: "Sunset", views: 3}`.
+    public var description: String {
+        let pairs = zip(entity.attributes, values).map { "\($0.name): \($1)" }.joined(separator: ", ")
+        return "\(objectID) {\(pairs)}"
+    }
+}
+
+@available(*, unavailable, message: "a ManagedObject stays in its context; pass its objectID instead")
+extension ManagedObject: Sendable {}

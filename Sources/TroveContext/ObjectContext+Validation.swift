@@ -1,0 +1,82 @@
+import Foundation
+import TroveModel
+
+extension ObjectContext {
+    /// Every rule broken by an inserted or updated object.
+    func validate() -> [ValidationError.Failure] {
+        let objects = orderedInsertedObjects + touched.values.filter(\.isUpdated).sorted { $0.objectID.description < $1.objectID.description }
+        var failures: [ValidationError.Failure] = []
+        for object in objects {
+            for (attribute, value) in zip(object.entity.attributes, object.values) {
+                failures += ObjectContext.check(value, of: attribute, in: object.objectID)
+            }
+        }
+        return failures
+    }
+
+    static func check(_ value: AttributeValue, of attribute: Attribute, in id: ObjectID) -> [ValidationError.Failure] {
+        func failure(_ rule: ValidationError.Failure.Rule, _ message: String) -> ValidationError.Failure {
+            ValidationError.Failure(objectID: id, key: attribute.name, rule: rule, message: message)
+        }
+        if value.isNull {
+            return attribute.isOptional ? [] : [failure(.required, "\(attribute.name) is required but nil")]
+        }
+        var failures: [ValidationError.Failure] = []
+        let measured = measure(value)
+        if let minimum = attribute.minimum, let bound = measure(minimum), let m = measured, m < bound {
+            failures.append(failure(.minimum, "\(describe(value, attribute)) is below the minimum \(minimum)"))
+        }
+        if let maximum = attribute.maximum, let bound = measure(maximum), let m = measured, m > bound {
+            failures.append(failure(.maximum, "\(describe(value, attribute)) is above the maximum \(maximum)"))
+        }
+        if let pattern = attribute.regex, case .string(let s) = value, !RegexCache.shared.fullMatch(pattern, s) {
+            failures.append(failure(.regex, "\(value) does not match the pattern \(pattern)"))
+        }
+        return failures
+    }
+
+    /// What min/max compare: numbers by value, dates by time, strings and binary by length.
+    private static func measure(_ value: AttributeValue) -> Decimal? {
+        switch value {
+        case .integer(let i): Decimal(i)
+        case .double(let d): d.isFinite ? Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")) : nil
+        case .decimal(let d): d
+        case .date(let d): Decimal(d.timeIntervalSinceReferenceDate)
+        case .string(let s): Decimal(s.count)
+        case .binary(let b): Decimal(b.count)
+        default: nil
+        }
+    }
+
+    private static func describe(_ value: AttributeValue, _ attribute: Attribute) -> String {
+        switch value {
+        case .string(let s): "the length \(s.count) of \(value)"
+        case .binary(let b): "the length \(b.count)"
+        default: "\(value)"
+        }
+    }
+}
+
+/// Compiled regular expressions, shared by all contexts (patterns come from the model).
+final class RegexCache: @unchecked Sendable {  // @unchecked: the dictionary is guarded by `lock`.
+    static let shared = RegexCache()
+    private let lock = NSLock()
+    private var compiled: [String: NSRegularExpression] = [:]
+
+    /// Whether `pattern` matches the whole of `string`; an invalid pattern matches nothing
+    /// (model checking rejects invalid patterns before a context sees them).
+    func fullMatch(_ pattern: String, _ string: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let regex: NSRegularExpression
+        if let cached = compiled[pattern] {
+            regex = cached
+        } else {
+            guard let made = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
+            compiled[pattern] = made
+            regex = made
+        }
+        let range = NSRange(string.startIndex..., in: string)
+        return regex.firstMatch(in: string, range: range) != nil
+    }
+}

@@ -1,0 +1,191 @@
+public import TroveModel
+public import TroveStore
+
+/// A scratch pad of objects: insert, change, delete and fetch them, then save all changes to
+/// the store at once, or roll them back.
+///
+/// A context holds one ``ManagedObject`` per stored row (uniquing): fetching a row twice gives
+/// the same instance. It keeps changed objects alive until they are saved or rolled back, and
+/// unchanged ones only while the caller holds them. A context is not `Sendable`: use it from
+/// the isolation domain that created it, and pass ``ObjectID``s to other contexts.
+public final class ObjectContext {
+    /// The model of the context's objects.
+    public let model: Model
+    /// The store the context reads from and saves to.
+    public let store: any PersistentStore
+
+    /// Every object the context knows, held weakly (changed objects are also held below).
+    private var registry: [ObjectID: WeakObject] = [:]
+    private var registrySizeAtLastSweep = 0
+    /// Inserted objects, and the order they were inserted in.
+    private(set) var inserted: [ObjectID: ManagedObject] = [:]
+    private var insertionOrder: [ObjectID] = []
+    /// Objects whose values were changed since the last save (they may have changed back).
+    private(set) var touched: [ObjectID: ManagedObject] = [:]
+    /// Deleted objects.
+    private(set) var deleted: [ObjectID: ManagedObject] = [:]
+
+    /// Creates a context on a store.
+    public init(store: any PersistentStore) {
+        self.model = store.model
+        self.store = store
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts a new object of `entityName`, with its attributes' default values.
+    /// - Throws: ``ObjectError`` `.unknownEntity`, or `.abstractEntity`.
+    @discardableResult
+    public func insert(_ entityName: String) throws -> ManagedObject {
+        guard let entity = model.entity(named: entityName) else {
+            throw ObjectError(.unknownEntity,
+                "the model has no entity '\(entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
+        }
+        guard !entity.isAbstract else {
+            throw ObjectError(.abstractEntity,
+                "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
+        }
+        let id = ObjectID.temporary(entityName: entityName)
+        let object = ManagedObject(entity: entity, objectID: id, values: entity.attributes.map(\.defaultValue),
+                                   snapshot: nil, context: self)
+        object.isInserted = true
+        register(object)
+        inserted[id] = object
+        insertionOrder.append(id)
+        return object
+    }
+
+    /// Marks `object` for deletion at the next save; an object inserted and not yet saved is
+    /// simply dropped.
+    /// - Throws: ``ObjectError`` `.notInContext` when the object belongs to another context.
+    public func delete(_ object: ManagedObject) throws {
+        try checkOwnership(object)
+        if object.isDeleted { return }
+        if object.isInserted {
+            inserted[object.objectID] = nil
+            forget(object)
+            return
+        }
+        object.isDeleted = true
+        deleted[object.objectID] = object
+    }
+
+    // MARK: Looking up
+
+    /// The object with `id`: the registered instance, or one made from the store's row.
+    /// - Throws: ``ObjectError`` `.objectNotFound` when neither the context nor the store has it.
+    public func object(with id: ObjectID) throws -> ManagedObject {
+        if let object = registeredObject(for: id) { return object }
+        guard !id.isTemporary, let snapshot = try store.row(for: id) else {
+            throw ObjectError(.objectNotFound, "no object \(id) in this context or its store; it may have been deleted")
+        }
+        return try materialize(snapshot)
+    }
+
+    /// The registered object with `id`, if the context has it in memory; never reads the store.
+    public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        registry[id]?.object
+    }
+
+    // MARK: Changes
+
+    /// Whether any object is inserted, deleted or updated.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !deleted.isEmpty || touched.values.contains { $0.isUpdated }
+    }
+
+    /// The objects inserted since the last save.
+    public var insertedObjects: Set<ManagedObject> { Set(inserted.values) }
+    /// The objects with changed values since the last save (not inserted, not deleted).
+    public var updatedObjects: Set<ManagedObject> { Set(touched.values.filter(\.isUpdated)) }
+    /// The objects deleted since the last save.
+    public var deletedObjects: Set<ManagedObject> { Set(deleted.values) }
+
+    /// The number of objects the context has in memory (held by the context or by the caller).
+    public var registeredObjectCount: Int {
+        registry.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) }
+    }
+
+    func objectDidChange(_ object: ManagedObject) {
+        if !object.isInserted { touched[object.objectID] = object }
+    }
+
+    /// Inserted objects in insertion order.
+    var orderedInsertedObjects: [ManagedObject] {
+        insertionOrder.compactMap { inserted[$0] }
+    }
+
+    // MARK: Registry
+
+    /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
+    /// changes; or a new registered instance.
+    func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
+        if let object = registry[snapshot.objectID]?.object {
+            if !object.hasChanges {
+                object.values = snapshot.values
+                object.snapshot = snapshot
+            }
+            return object
+        }
+        guard let entity = model.entity(named: snapshot.objectID.entityName) else {
+            throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
+        }
+        let object = ManagedObject(entity: entity, objectID: snapshot.objectID, values: snapshot.values,
+                                   snapshot: snapshot, context: self)
+        register(object)
+        return object
+    }
+
+    func register(_ object: ManagedObject) {
+        registry[object.objectID] = WeakObject(object)
+        // Drop entries of objects nobody holds any more, once the registry has doubled.
+        if registry.count > max(1024, registrySizeAtLastSweep * 2) {
+            registry = registry.filter { $0.value.object != nil }
+            registrySizeAtLastSweep = registry.count
+        }
+    }
+
+    func reregister(_ object: ManagedObject, from oldID: ObjectID) {
+        registry[oldID] = nil
+        registry[object.objectID] = WeakObject(object)
+    }
+
+    /// Takes an object out of the context: it is no longer tracked and has no context.
+    func forget(_ object: ManagedObject) {
+        registry[object.objectID] = nil
+        object.context = nil
+    }
+
+    /// Forgets every object and every change.
+    func clearAll() {
+        for entry in registry.values {
+            entry.object?.context = nil
+        }
+        registry = [:]
+        registrySizeAtLastSweep = 0
+        clearChanges()
+    }
+
+    func clearChanges() {
+        inserted = [:]
+        insertionOrder = []
+        touched = [:]
+        deleted = [:]
+    }
+
+    func checkOwnership(_ object: ManagedObject) throws {
+        guard object.context === self else {
+            throw ObjectError(.notInContext,
+                "\(object.objectID) belongs to another context (or none); get it in this one with object(with: id)")
+        }
+    }
+}
+
+/// A weak reference to an object, for the registry.
+final class WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}
+
+@available(*, unavailable, message: "a context stays in the isolation domain that created it; pass ObjectIDs instead")
+extension ObjectContext: Sendable {}

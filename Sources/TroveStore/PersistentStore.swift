@@ -1,0 +1,123 @@
+public import TroveModel
+
+/// Where a context's objects are kept: reads rows as snapshots and saves change sets atomically.
+///
+/// A store speaks only in `Sendable` values (``RowSnapshot``, ``ChangeSet``); it never sees a
+/// managed object. ``SQLiteStore`` is the store Trove ships.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The model the store was opened with.
+    var model: Model { get }
+
+    /// The rows of the request's entity (and its sub-entities when the request says so),
+    /// ordered by primary key.
+    func fetch(_ request: TroveModel.FetchRequest) throws -> [RowSnapshot]
+
+    /// The row with the given permanent ID, or `nil` when there is none.
+    func row(for id: ObjectID) throws -> RowSnapshot?
+
+    /// Writes every change of `changes` in one transaction: all of it or, on any error, nothing.
+    ///
+    /// Updates and deletes check each row's version and fail with ``ConflictError`` when a row
+    /// changed or vanished since it was read.
+    /// - Returns: the permanent IDs of inserted rows and the new version of every written row.
+    func save(_ changes: ChangeSet) throws -> SaveResult
+
+    /// The number of rows of an entity (and its sub-entities when `includesSubentities`).
+    func count(_ request: TroveModel.FetchRequest) throws -> Int
+
+    /// The store's free key/value metadata (keys of Trove's own start with `trove.`).
+    func metadata() throws -> [String: String]
+}
+
+/// A row as read from a store: its identity, version and attribute values.
+public struct RowSnapshot: Sendable, Hashable {
+    /// The row's permanent ID (its entity is the most specific one).
+    public let objectID: ObjectID
+    /// The row's version, raised by every save that changes it.
+    public let version: Int64
+    /// The values in the order of the entity's ``Entity/attributes``.
+    public let values: [AttributeValue]
+
+    /// Creates a snapshot.
+    public init(objectID: ObjectID, version: Int64, values: [AttributeValue]) {
+        self.objectID = objectID
+        self.version = version
+        self.values = values
+    }
+}
+
+/// The changes a save writes: inserted, updated and deleted rows.
+public struct ChangeSet: Sendable, Hashable {
+    /// A row to insert.
+    public struct Insert: Sendable, Hashable {
+        /// The object's temporary ID.
+        public let objectID: ObjectID
+        /// Every attribute value, in the order of the entity's attributes.
+        public let values: [AttributeValue]
+
+        /// Creates an insert.
+        public init(objectID: ObjectID, values: [AttributeValue]) {
+            self.objectID = objectID
+            self.values = values
+        }
+    }
+
+    /// A row to update: only the changed attributes.
+    public struct Update: Sendable, Hashable {
+        /// The row's permanent ID.
+        public let objectID: ObjectID
+        /// The version the row had when read; the update fails if the store has another.
+        public let expectedVersion: Int64
+        /// The changed attributes, by position in the entity's attributes.
+        public let changes: [Int: AttributeValue]
+
+        /// Creates an update.
+        public init(objectID: ObjectID, expectedVersion: Int64, changes: [Int: AttributeValue]) {
+            self.objectID = objectID
+            self.expectedVersion = expectedVersion
+            self.changes = changes
+        }
+    }
+
+    /// A row to delete.
+    public struct Delete: Sendable, Hashable {
+        /// The row's permanent ID.
+        public let objectID: ObjectID
+        /// The version the row had when read; the delete fails if the store has another.
+        public let expectedVersion: Int64
+
+        /// Creates a delete.
+        public init(objectID: ObjectID, expectedVersion: Int64) {
+            self.objectID = objectID
+            self.expectedVersion = expectedVersion
+        }
+    }
+
+    public var inserts: [Insert]
+    public var updates: [Update]
+    public var deletes: [Delete]
+
+    /// Creates a change set.
+    public init(inserts: [Insert] = [], updates: [Update] = [], deletes: [Delete] = []) {
+        self.inserts = inserts
+        self.updates = updates
+        self.deletes = deletes
+    }
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a save wrote: the permanent IDs given to inserted rows and the rows' new versions.
+public struct SaveResult: Sendable, Hashable {
+    /// Each inserted row's temporary ID mapped to its permanent ID.
+    public let permanentIDs: [ObjectID: ObjectID]
+    /// The version of each inserted or updated row after the save, by permanent ID.
+    public let versions: [ObjectID: Int64]
+
+    /// Creates a save result.
+    public init(permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64]) {
+        self.permanentIDs = permanentIDs
+        self.versions = versions
+    }
+}

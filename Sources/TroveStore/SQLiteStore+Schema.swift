@@ -1,0 +1,65 @@
+import GRDB
+import TroveModel
+
+extension SQLiteStore {
+    /// The statements that create the store's tables and indexes for `schema`.
+    static func creationSQL(for schema: StoreSchema) -> [String] {
+        var statements: [String] = []
+        for table in schema.tables {
+            var definitions = [
+                "\(quoted("_pk")) INTEGER PRIMARY KEY AUTOINCREMENT",
+                "\(quoted("_version")) INTEGER NOT NULL DEFAULT 1",
+            ]
+            if table.hasEntityColumn {
+                definitions.append("\(quoted("_entity")) TEXT NOT NULL")
+            }
+            for column in table.columns {
+                definitions.append("\(quoted(column.name)) \(ValueCoding.columnType(of: column.type))")
+            }
+            for fk in table.foreignKeys {
+                definitions.append(
+                    "\(quoted(fk.column)) INTEGER REFERENCES \(quoted(fk.destinationTable))(\(quoted("_pk"))) DEFERRABLE INITIALLY DEFERRED")
+            }
+            statements.append("CREATE TABLE \(quoted(table.name)) (\(definitions.joined(separator: ", "))) STRICT")
+            if table.hasEntityColumn {
+                statements.append(
+                    "CREATE INDEX \(quoted("_idx_\(table.name)__entity")) ON \(quoted(table.name))(\(quoted("_entity")))")
+            }
+            for (i, constraint) in table.uniqueConstraints.enumerated() {
+                let columns = constraint.columns.map(quoted).joined(separator: ", ")
+                var sql = "CREATE UNIQUE INDEX \(quoted("_unique_\(table.name)_\(i)")) ON \(quoted(table.name))(\(columns))"
+                if let entities = constraint.entities {
+                    sql += " WHERE \(quoted("_entity")) IN (\(entities.map(sqlStringLiteral).joined(separator: ", ")))"
+                }
+                statements.append(sql)
+            }
+            for fk in table.foreignKeys {
+                statements.append(
+                    "CREATE INDEX \(quoted("_idx_\(table.name)_\(fk.column)")) ON \(quoted(table.name))(\(quoted(fk.column)))")
+            }
+        }
+        for join in schema.joinTables {
+            var definitions = [
+                "\(quoted("source")) INTEGER NOT NULL REFERENCES \(quoted(join.sourceTable))(\(quoted("_pk"))) ON DELETE CASCADE",
+                "\(quoted("target")) INTEGER NOT NULL REFERENCES \(quoted(join.destinationTable))(\(quoted("_pk"))) ON DELETE CASCADE",
+            ]
+            if join.isOrdered {
+                definitions.append("\(quoted("position")) INTEGER NOT NULL")
+            }
+            definitions.append("PRIMARY KEY (\(quoted("source")), \(quoted("target")))")
+            statements.append("CREATE TABLE \(quoted(join.name)) (\(definitions.joined(separator: ", "))) STRICT, WITHOUT ROWID")
+            statements.append(
+                "CREATE INDEX \(quoted("_idx_\(join.name)_target")) ON \(quoted(join.name))(\(quoted("target")))")
+        }
+        statements.append("""
+            CREATE TABLE \(quoted(metadataTable)) (\(quoted("key")) TEXT PRIMARY KEY NOT NULL, \
+            \(quoted("value")) TEXT NOT NULL) STRICT, WITHOUT ROWID
+            """)
+        return statements
+    }
+}
+
+/// A string as an SQL literal, for the fixed names Trove writes into DDL (never for user values).
+func sqlStringLiteral(_ s: String) -> String {
+    "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+}

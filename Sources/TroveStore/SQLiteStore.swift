@@ -1,0 +1,168 @@
+public import Foundation
+import GRDB
+import Logging
+public import TroveModel
+
+/// A store in one SQLite file (or in memory), through GRDB: WAL, one writer, many readers.
+///
+/// Saved means durable: by default the store runs `synchronous=FULL`, so a save that returned
+/// survives a crash of the app and a power loss. ``Durability/normal`` trades that for speed.
+///
+/// Opening a store checks it was created with the same model (by ``Model/versionHash``) and
+/// fails with ``StoreError/Code/modelMismatch`` naming the differences otherwise.
+public final class SQLiteStore: PersistentStore {
+    /// How hard a save works to survive a power loss.
+    public enum Durability: String, Sendable, Hashable {
+        /// `synchronous=FULL`: a save that returned is on disk (the default).
+        case full
+        /// `synchronous=NORMAL`: may lose the last saves on a power loss — never on a crash of
+        /// the app — and never corrupts the store. Faster for bulk work.
+        case normal
+    }
+
+    /// Settings for opening a store.
+    public struct Options: Sendable, Hashable {
+        /// How hard a save works to survive a power loss (default ``Durability/full``).
+        public var durability: Durability
+        /// How long a write waits for another connection's write lock before failing (default 5 s).
+        public var busyTimeout: TimeInterval
+
+        /// Creates options.
+        public init(durability: Durability = .full, busyTimeout: TimeInterval = 5) {
+            self.durability = durability
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    static let metadataTable = "_trove_metadata"
+    /// The on-disk format this Trove writes and reads.
+    static let formatVersion = 1
+
+    public let model: Model
+    /// The store file, or `nil` for an in-memory store.
+    public let url: URL?
+    let writer: any DatabaseWriter
+    let schema: StoreSchema
+    let readPlans: [String: ReadPlan]
+    private static let logger = Logger(label: "trove.store")
+
+    /// Opens the store at `url`, creating it (with its tables) when there is no file yet.
+    /// - Throws: ``StoreError`` when the file is not a Trove store, was made by a newer Trove,
+    ///   or was created with another model.
+    public convenience init(url: URL, model: Model, options: Options = Options()) throws {
+        let writer = try SQLiteStore.openPool(at: url, options: options)
+        try self.init(writer: writer, url: url, model: model)
+    }
+
+    /// Creates a store in memory: SQLite itself, gone when the store is released.
+    public convenience init(inMemoryWith model: Model) throws {
+        let writer = try SQLiteStore.mapErrors("creating an in-memory store") {
+            try DatabaseQueue(configuration: SQLiteStore.configuration(options: Options()))
+        }
+        try self.init(writer: writer, url: nil, model: model)
+    }
+
+    private init(writer: any DatabaseWriter, url: URL?, model: Model) throws {
+        self.writer = writer
+        self.url = url
+        self.model = model
+        self.schema = StoreSchema(model: model)
+        self.readPlans = ReadPlan.plans(for: schema)
+        try prepare()
+    }
+
+    /// Creates the tables of a new store, or checks an existing store's format and model.
+    private func prepare() throws {
+        let place = url?.path ?? "in-memory store"
+        try SQLiteStore.mapErrors("opening \(place)") {
+            try writer.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                    if tables.isEmpty {
+                        for sql in SQLiteStore.creationSQL(for: schema) {
+                            try db.execute(sql: sql)
+                        }
+                        try SQLiteStore.writeMetadata(
+                            ["trove.formatVersion": String(SQLiteStore.formatVersion),
+                             "trove.modelHash": model.versionHash,
+                             "trove.createdAt": Date().formatted(.iso8601)],
+                            in: db)
+                        SQLiteStore.logger.debug("created store", metadata: ["path": "\(place)"])
+                        return .commit
+                    }
+                    guard tables.contains(SQLiteStore.metadataTable) else {
+                        throw StoreError(.notATroveStore,
+                            "\(place) is an SQLite database but not a Trove store (no \(SQLiteStore.metadataTable) table); open a file made by `trove init` or choose a new path")
+                    }
+                    let metadata = try SQLiteStore.readMetadata(db)
+                    try SQLiteStore.checkFormat(metadata, place: place)
+                    let storedHash = metadata["trove.modelHash"] ?? ""
+                    guard storedHash == model.versionHash else {
+                        throw StoreError(.modelMismatch, """
+                            \(place) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); \
+                            open it with the model it was created with, or create a new store
+                            """)
+                    }
+                    return .commit
+                }
+            }
+        }
+    }
+
+    static func checkFormat(_ metadata: [String: String], place: String) throws {
+        guard let text = metadata["trove.formatVersion"], let version = Int(text) else {
+            throw StoreError(.notATroveStore, "\(place) has no format version in its metadata; it was not made by Trove")
+        }
+        guard version <= formatVersion else {
+            throw StoreError(.unsupportedFormat,
+                "\(place) has format version \(version), this Trove reads up to \(formatVersion); use a newer Trove")
+        }
+    }
+
+    // MARK: Connections
+
+    static func configuration(options: Options) -> Configuration {
+        var config = Configuration()
+        config.busyMode = .timeout(options.busyTimeout)
+        config.foreignKeysEnabled = true
+        config.label = "trove"
+        return config
+    }
+
+    static func openPool(at url: URL, options: Options) throws -> DatabasePool {
+        try mapErrors("opening \(url.path)") {
+            let pool = try DatabasePool(path: url.path, configuration: configuration(options: options))
+            // GRDB sets synchronous=NORMAL when it enables WAL; Trove's default is FULL.
+            let pragma = options.durability == .full ? "FULL" : "NORMAL"
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(pragma)") }
+            return pool
+        }
+    }
+
+    /// The version of the SQLite library in use, e.g. `3.40.1`.
+    public func sqliteVersion() throws -> String {
+        try SQLiteStore.mapErrors("reading the SQLite version") {
+            try writer.read { try String.fetchOne($0, sql: "SELECT sqlite_version()") ?? "unknown" }
+        }
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning GRDB's errors into ``StoreError``s that say what was being done.
+    static func mapErrors<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB:
+                throw StoreError(.notATroveStore, "\(doing): the file is not an SQLite database")
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                throw StoreError(.sqlite, "\(doing): the store is locked by another connection; try again later (\(error.message ?? "busy"))")
+            case .SQLITE_CONSTRAINT:
+                throw StoreError(.constraintViolation, "\(doing): \(error.message ?? "constraint violated")")
+            default:
+                throw StoreError(.sqlite, "\(doing): SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")")
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TroveStore
+import TroveModel
+import TroveTesting
+
+@Suite struct SaveTests {
+    let dir: TemporaryDirectory
+    let store: SQLiteStore
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        store = try SQLiteStore(url: dir.file("s.trove"), model: SampleModels.photos())
+    }
+
+    func insert(_ id: String, title: String = "t") throws -> ObjectID {
+        let temp = ObjectID.temporary(entityName: "Photo")
+        let result = try store.save(ChangeSet(inserts: [.init(objectID: temp, values: [.string(id), .string(title), .null, 0])]))
+        return try #require(result.permanentIDs[temp])
+    }
+
+    @Test func insertUpdateDeleteWithVersions() throws {
+        let id = try insert("a")
+        #expect(try store.row(for: id)?.version == 1)
+        let result = try store.save(ChangeSet(updates: [.init(objectID: id, expectedVersion: 1, changes: [1: "new"])]))
+        #expect(result.versions[id] == 2)
+        let row = try #require(try store.row(for: id))
+        #expect(row.version == 2)
+        #expect(row.values[1] == "new")
+        _ = try store.save(ChangeSet(deletes: [.init(objectID: id, expectedVersion: 2)]))
+        #expect(try store.row(for: id) == nil)
+    }
+
+    @Test func staleVersionsConflictAndWriteNothing() throws {
+        let a = try insert("a")
+        let b = try insert("b")
+        _ = try store.save(ChangeSet(updates: [.init(objectID: a, expectedVersion: 1, changes: [1: "moved on"])]))
+        let error = try #require(throws: ConflictError.self) {
+            try store.save(ChangeSet(updates: [.init(objectID: b, expectedVersion: 1, changes: [1: "b2"]),
+                                               .init(objectID: a, expectedVersion: 1, changes: [1: "stale"])]))
+        }
+        #expect(error.conflicts == [.init(objectID: a, expectedVersion: 1, storeVersion: 2)])
+        #expect(try store.row(for: b)?.values[1] == "t", "the whole save was rolled back")
+        _ = try store.save(ChangeSet(deletes: [.init(objectID: b, expectedVersion: 1)]))
+        let gone = try #require(throws: ConflictError.self) {
+            try store.save(ChangeSet(deletes: [.init(objectID: b, expectedVersion: 1)]))
+        }
+        #expect(gone.conflicts.first?.storeVersion == nil)
+        #expect(gone.description.contains("deleted from the store"))
+    }
+
+    @Test func uniqueKeyViolationNamesTheObjectAndWritesNothing() throws {
+        _ = try insert("dup")
+        let first = ObjectID.temporary(entityName: "Photo")
+        let second = ObjectID.temporary(entityName: "Photo")
+        let error = try #require(throws: StoreError.self) {
+            try store.save(ChangeSet(inserts: [.init(objectID: first, values: ["fresh", nil, nil, 0]),
+                                               .init(objectID: second, values: ["dup", nil, nil, 0])]))
+        }
+        #expect(error.code == .constraintViolation)
+        #expect(error.message.contains(second.description))
+        #expect(try store.count(FetchRequest(entityName: "Photo")) == 1)
+    }
+
+    @Test func primaryKeysAreNeverReused() throws {
+        let a = try insert("a")
+        _ = try store.save(ChangeSet(deletes: [.init(objectID: a, expectedVersion: 1)]))
+        let b = try insert("b")
+        #expect(try #require(b.primaryKey) > #require(a.primaryKey))
+    }
+
+    @Test func rowsInsertedTogetherGetIncreasingKeys() throws {
+        let ids = (0..<5).map { _ in ObjectID.temporary(entityName: "Photo") }
+        let result = try store.save(ChangeSet(inserts: ids.enumerated().map { .init(objectID: $1, values: [.string("k\($0)"), nil, nil, 0]) }))
+        let keys = ids.compactMap { result.permanentIDs[$0]?.primaryKey }
+        #expect(keys == Array(1...5))
+    }
+
+    @Test func aValueChangedOutsideTroveIsReportedNotCrashed() throws {
+        let id = try insert("a")
+        try store.writer.write { try $0.execute(sql: "UPDATE Photo SET uploadDate = NULL, id = NULL, views = NULL WHERE _pk = ?", arguments: [id.primaryKey]) }
+        #expect(try store.row(for: id)?.values[0] == .null)
+        let other = try SQLiteStore(url: dir.file("loose.trove"), model: Model { Entity("E") { Attribute("flag", .boolean) } })
+        try other.writer.write { try $0.execute(sql: "INSERT INTO E (_pk, flag) VALUES (1, 7)") }
+        let error = try #require(throws: StoreError.self) { try other.fetch(FetchRequest(entityName: "E")) }
+        #expect(error.code == .corruptValue)
+        #expect(error.message.contains("E/1: column flag holds 7"))
+    }
+}
