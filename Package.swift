@@ -25,6 +25,7 @@ let package = Package(
         .target(
             name: "TroveStore",
             dependencies: ["TroveModel", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveContext", dependencies: ["TroveModel", "TroveStore"], swiftSettings: sharedSettings),

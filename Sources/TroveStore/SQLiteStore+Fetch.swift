@@ -30,11 +30,12 @@ struct ReadPlan: Sendable {
         return plans
     }
 
-    /// Decodes one selected row; `defaultEntity` is the entity of tables without `_entity`.
-    func snapshot(from row: Row, defaultEntity: String) throws -> RowSnapshot {
-        let pk: Int64 = row[0]
-        let version: Int64 = row[1]
-        let entityName: String = table.hasEntityColumn ? row[2] : defaultEntity
+    /// Decodes the statement's current row; `defaultEntity` is the entity of tables without
+    /// an `_entity` column.
+    func snapshot(from statement: RawStatement, defaultEntity: String) throws -> RowSnapshot {
+        let pk = statement.int64(at: 0)
+        let version = statement.int64(at: 1)
+        let entityName = table.hasEntityColumn ? statement.text(at: 2) : defaultEntity
         guard let (entity, columns) = entities[entityName] else {
             throw StoreError(.corruptValue,
                 "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
@@ -42,11 +43,11 @@ struct ReadPlan: Sendable {
         var values: [AttributeValue] = []
         values.reserveCapacity(columns.count)
         for (attribute, column) in zip(entity.attributes, columns) {
-            let stored: DatabaseValue = row[firstColumn + column]
-            guard let value = ValueCoding.attributeValue(stored, as: attribute.type) else {
+            let index = Int32(firstColumn + column)
+            guard let value = ValueCoding.read(statement.handle, column: index, as: attribute.type) else {
                 throw StoreError(.corruptValue, """
-                    \(entityName)/\(pk): column \(attribute.name) holds \(stored), which is not a valid \(attribute.type.rawValue); \
-                    the store was changed outside Trove — fix or clear that value with sqlite3
+                    \(entityName)/\(pk): column \(attribute.name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
+                    which is not a valid \(attribute.type.rawValue); the store was changed outside Trove — fix or clear that value with sqlite3
                     """)
             }
             values.append(value)
@@ -59,17 +60,18 @@ extension SQLiteStore {
     public func fetch(_ request: TroveModel.FetchRequest) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: request.entityName)
         guard let plan = readPlans[layout.table] else { return [] }
-        let (filter, arguments) = entityFilter(layout, includesSubentities: request.includesSubentities)
+        let (filter, entityNames) = entityFilter(layout, includesSubentities: request.includesSubentities)
         let sql = "SELECT \(plan.selection) FROM \(quoted(layout.table))\(filter) ORDER BY \(quoted("_pk"))"
         return try SQLiteStore.mapErrors("fetching \(request.entityName)") {
             try writer.read { db in
-                let statement = try db.cachedStatement(sql: sql)
-                var snapshots: [RowSnapshot] = []
-                let rows = try Row.fetchCursor(statement, arguments: arguments)
-                while let row = try rows.next() {
-                    snapshots.append(try plan.snapshot(from: row, defaultEntity: layout.entity.name))
+                try RawStatement.with(db, sql: sql) { statement in
+                    for (i, name) in entityNames.enumerated() { try statement.bind(name, at: Int32(i + 1)) }
+                    var snapshots: [RowSnapshot] = []
+                    while try statement.step() {
+                        snapshots.append(try plan.snapshot(from: statement, defaultEntity: layout.entity.name))
+                    }
+                    return snapshots
                 }
-                return snapshots
             }
         }
     }
@@ -81,27 +83,35 @@ extension SQLiteStore {
         let sql = "SELECT \(plan.selection) FROM \(quoted(layout.table)) WHERE \(quoted("_pk")) = ?"
         return try SQLiteStore.mapErrors("reading \(id)") {
             try writer.read { db in
-                guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [pk]) else { return nil }
-                let snapshot = try plan.snapshot(from: row, defaultEntity: layout.entity.name)
-                return snapshot.objectID == id ? snapshot : nil
+                try RawStatement.with(db, sql: sql) { statement in
+                    try statement.bind(pk, at: 1)
+                    guard try statement.step() else { return nil }
+                    let snapshot = try plan.snapshot(from: statement, defaultEntity: layout.entity.name)
+                    return snapshot.objectID == id ? snapshot : nil
+                }
             }
         }
     }
 
     public func count(_ request: TroveModel.FetchRequest) throws -> Int {
         let layout = try schema.layout(of: request.entityName)
-        let (filter, arguments) = entityFilter(layout, includesSubentities: request.includesSubentities)
+        let (filter, entityNames) = entityFilter(layout, includesSubentities: request.includesSubentities)
         let sql = "SELECT count(*) FROM \(quoted(layout.table))\(filter)"
         return try SQLiteStore.mapErrors("counting \(request.entityName)") {
-            try writer.read { try Int.fetchOne($0.cachedStatement(sql: sql), arguments: arguments) ?? 0 }
+            try writer.read { db in
+                try RawStatement.with(db, sql: sql) { statement in
+                    for (i, name) in entityNames.enumerated() { try statement.bind(name, at: Int32(i + 1)) }
+                    return try statement.step() ? Int(statement.int64(at: 0)) : 0
+                }
+            }
         }
     }
 
     /// The WHERE clause that keeps an entity's rows (and its sub-entities') in a shared table.
-    func entityFilter(_ layout: StoreSchema.EntityLayout, includesSubentities: Bool) -> (String, StatementArguments) {
+    func entityFilter(_ layout: StoreSchema.EntityLayout, includesSubentities: Bool) -> (String, [String]) {
         guard layout.hasEntityColumn else { return ("", []) }
         let names = includesSubentities ? layout.entityNames : [layout.entity.name]
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return (" WHERE \(quoted("_entity")) IN (\(marks))", StatementArguments(names))
+        return (" WHERE \(quoted("_entity")) IN (\(marks))", names)
     }
 }

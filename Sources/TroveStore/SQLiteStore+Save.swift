@@ -25,8 +25,11 @@ extension SQLiteStore {
         for delete in changes.deletes {
             let layout = try schema.layout(of: delete.objectID.entityName)
             let sql = "DELETE FROM \(quoted(layout.table)) WHERE \(quoted("_pk")) = ? AND \(quoted("_version")) = ?"
-            try db.cachedStatement(sql: sql).execute(arguments: [delete.objectID.primaryKey, delete.expectedVersion])
-            if db.changesCount == 0 {
+            let changed = try RawStatement.with(db, sql: sql) { statement in
+                try statement.bind([.integer(delete.objectID.primaryKey ?? 0), .integer(delete.expectedVersion)])
+                return try statement.execute()
+            }
+            if changed == 0 {
                 conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table, in: db))
             }
         }
@@ -40,11 +43,10 @@ extension SQLiteStore {
                 UPDATE \(quoted(layout.table)) SET \(assignments), \(quoted("_version")) = \(quoted("_version")) + 1 \
                 WHERE \(quoted("_pk")) = ? AND \(quoted("_version")) = ?
                 """
-            var values = positions.map { ValueCoding.databaseValue(update.changes[$0] ?? .null) }
-            values.append(update.objectID.primaryKey.databaseValue)
-            values.append(update.expectedVersion.databaseValue)
-            try execute(sql, values, for: update.objectID, in: db)
-            if db.changesCount == 0 {
+            var values = positions.map { update.changes[$0] ?? .null }
+            values.append(.integer(update.objectID.primaryKey ?? 0))
+            values.append(.integer(update.expectedVersion))
+            if try execute(sql, values, for: update.objectID, in: db) == 0 {
                 conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: layout.table, in: db))
             } else {
                 versions[update.objectID] = update.expectedVersion + 1
@@ -58,14 +60,14 @@ extension SQLiteStore {
             let layout = try schema.layout(of: insert.objectID.entityName)
             let pk = try nextKey(for: layout.table, cache: &nextKeys, in: db)
             var columns = ["_pk"]
-            var values: [DatabaseValue] = [pk.databaseValue]
+            var values: [AttributeValue] = [.integer(pk)]
             if layout.hasEntityColumn {
                 columns.append("_entity")
-                values.append(layout.entity.name.databaseValue)
+                values.append(.string(layout.entity.name))
             }
             for (attribute, value) in zip(layout.entity.attributes, insert.values) {
                 columns.append(attribute.name)
-                values.append(ValueCoding.databaseValue(value))
+                values.append(value)
             }
             let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             let sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
@@ -77,12 +79,15 @@ extension SQLiteStore {
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
     }
 
-    /// Runs one write statement, naming the object when a constraint fails.
-    private func execute(_ sql: String, _ values: [DatabaseValue], for id: ObjectID, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: sql)
-        statement.setUncheckedArguments(StatementArguments(values))
+    /// Runs one write statement, naming the object when a constraint fails; returns the
+    /// number of rows changed.
+    @discardableResult
+    private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID, in db: Database) throws -> Int {
         do {
-            try statement.execute()
+            return try RawStatement.with(db, sql: sql) { statement in
+                try statement.bind(values)
+                return try statement.execute()
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             let detail = error.message ?? "constraint failed"
             throw StoreError(.constraintViolation,
@@ -94,15 +99,24 @@ extension SQLiteStore {
     /// together can refer to each other. Keys are never reused, even after deletes: the table's
     /// AUTOINCREMENT sequence, which SQLite advances past every key inserted, is the source.
     private func nextKey(for table: String, cache: inout [String: Int64], in db: Database) throws -> Int64 {
-        let next = try cache[table]
-            ?? (Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table]) ?? 0) + 1
+        let next: Int64
+        if let cached = cache[table] {
+            next = cached
+        } else {
+            next = try RawStatement.with(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?") { statement in
+                try statement.bind(table, at: 1)
+                return try statement.step() ? statement.int64(at: 0) : 0
+            } + 1
+        }
         cache[table] = next + 1
         return next
     }
 
     private func conflict(for id: ObjectID, expected: Int64, table: String, in db: Database) throws -> ConflictError.Conflict {
-        let current = try Int64.fetchOne(
-            db, sql: "SELECT \(quoted("_version")) FROM \(quoted(table)) WHERE \(quoted("_pk")) = ?", arguments: [id.primaryKey])
+        let current = try RawStatement.with(db, sql: "SELECT \(quoted("_version")) FROM \(quoted(table)) WHERE \(quoted("_pk")) = ?") { statement in
+            try statement.bind(id.primaryKey ?? 0, at: 1)
+            return try statement.step() ? statement.int64(at: 0) : nil
+        }
         return ConflictError.Conflict(objectID: id, expectedVersion: expected, storeVersion: current)
     }
 }

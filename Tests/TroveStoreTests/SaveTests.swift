@@ -85,6 +85,6 @@ import TroveTesting
         try other.writer.write { try $0.execute(sql: "INSERT INTO E (_pk, flag) VALUES (1, 7)") }
         let error = try #require(throws: StoreError.self) { try other.fetch(FetchRequest(entityName: "E")) }
         #expect(error.code == .corruptValue)
-        #expect(error.message.contains("E/1: column flag holds 7"))
+        #expect(error.message.contains("E/1: column flag holds INTEGER 7"))
     }
 }
