@@ -49,7 +49,7 @@ import TroveModel
         #expect(value == ["é\n\t\"\\/\u{08}\u{0C}\r", "😀", "plain é"])
         #expect(parseError(#""\ud83d""#)?.reason == "unpaired surrogate \\ud83d in string")
         #expect(parseError(#""\ude00""#)?.reason == "unpaired surrogate \\ude00 in string")
-        #expect(parseError(#""\x""#)?.reason == "invalid escape '\\'x'' in string")
+        #expect(parseError(#""\x""#)?.reason == "invalid escape '\\x' in string")
         #expect(parseError(#""\u12G4""#)?.reason == "expected four hex digits after \\u")
         #expect(parseError("\"a\tb\"")?.reason == "unescaped control character in string")
     }
