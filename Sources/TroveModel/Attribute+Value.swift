@@ -63,3 +63,16 @@ extension Attribute {
         }
     }
 }
+
+extension Attribute {
+    /// This attribute with its default, min and max as ``checked(_:)`` normalizes them (an
+    /// integer default of a `double` attribute becomes a double), so that equal models compare
+    /// equal however their values were written. Values that do not fit are left as they are.
+    func normalized() -> Attribute {
+        var attribute = self
+        attribute.defaultValue = (try? checked(defaultValue).get()) ?? defaultValue
+        attribute.minimum = minimum.map { (try? boundValue($0).get()) ?? $0 }
+        attribute.maximum = maximum.map { (try? boundValue($0).get()) ?? $0 }
+        return attribute
+    }
+}

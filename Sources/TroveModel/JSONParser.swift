@@ -262,7 +262,8 @@ struct JSONParser {
             buffer.append(contentsOf: Array(String(unicode).utf8))
         default:
             position -= 1
-            throw error("invalid escape '\\\(describeByte(at: position))' in string")
+            let shown = c >= 0x20 && c < 0x7F ? "'\\\(Character(Unicode.Scalar(c)))'" : describeByte(at: position)
+            throw error("invalid escape \(shown) in string")
         }
     }
 

@@ -37,7 +37,11 @@ public struct Model: Sendable, Hashable {
         guard errors.isEmpty else { throw ModelError(issues: errors) }
         self.keyStyle = keyStyle
         self.warnings = findings.filter { $0.severity == .warning }
-        let resolved = Model.resolve(declared)
+        let resolved = Model.resolve(declared.map { entity in
+            var entity = entity
+            entity.attributes = entity.attributes.map { $0.normalized() }
+            return entity
+        })
         self.entities = resolved
         self.entityIndexByName = Dictionary(uniqueKeysWithValues: resolved.enumerated().map { ($1.name, $0) })
         self.versionHash = Model.versionHash(of: resolved)
