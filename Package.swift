@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "TroveModelTests", dependencies: ["TroveModel", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveContextTests", dependencies: ["TroveContext", "TroveTesting"], swiftSettings: sharedSettings),
-        .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -54,6 +54,35 @@ public final class SQLiteStore: PersistentStore {
         try self.init(writer: writer, url: url, model: model)
     }
 
+    /// Opens the existing store at `url` with the model it was created with, as kept in its
+    /// metadata: for tools that have no model file at hand (`trove inspect`).
+    /// - Throws: ``StoreError`` `.notFound` when there is no file (nothing is created), or
+    ///   when the file is not a Trove store or cannot be read.
+    public convenience init(url: URL, options: Options = Options()) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw StoreError(.notFound, "no store at \(url.path); create one with `trove init \(url.path) --model MODEL.json`")
+        }
+        let writer = try SQLiteStore.openPool(at: url, options: options)
+        let model = try SQLiteStore.mapErrors("reading the model of \(url.path)") {
+            try writer.read { db in
+                guard try db.tableExists(SQLiteStore.metadataTable) else {
+                    throw StoreError(.notATroveStore, "\(url.path) is an SQLite database but not a Trove store (no \(SQLiteStore.metadataTable) table)")
+                }
+                let metadata = try SQLiteStore.readMetadata(db)
+                try SQLiteStore.checkFormat(metadata, place: url.path)
+                guard let text = metadata["trove.model"] else {
+                    throw StoreError(.notATroveStore, "\(url.path) keeps no model in its metadata; open it with its model file")
+                }
+                do {
+                    return try Model(fileData: Data(text.utf8))
+                } catch {
+                    throw StoreError(.unsupportedFormat, "the model kept in \(url.path) cannot be read by this Trove: \(error)")
+                }
+            }
+        }
+        try self.init(writer: writer, url: url, model: model)
+    }
+
     /// Creates a store in memory: SQLite itself, gone when the store is released.
     public convenience init(inMemoryWith model: Model) throws {
         let writer = try SQLiteStore.mapErrors("creating an in-memory store") {
@@ -74,6 +103,7 @@ public final class SQLiteStore: PersistentStore {
     /// Creates the tables of a new store, or checks an existing store's format and model.
     private func prepare() throws {
         let place = url?.path ?? "in-memory store"
+        let modelText = String(decoding: model.fileData(), as: UTF8.self)
         try SQLiteStore.mapErrors("opening \(place)") {
             try writer.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
@@ -85,6 +115,7 @@ public final class SQLiteStore: PersistentStore {
                         try SQLiteStore.writeMetadata(
                             ["trove.formatVersion": String(SQLiteStore.formatVersion),
                              "trove.modelHash": model.versionHash,
+                             "trove.model": modelText,
                              "trove.createdAt": Date().formatted(.iso8601)],
                             in: db)
                         SQLiteStore.logger.debug("created store", metadata: ["path": "\(place)"])
@@ -98,10 +129,18 @@ public final class SQLiteStore: PersistentStore {
                     try SQLiteStore.checkFormat(metadata, place: place)
                     let storedHash = metadata["trove.modelHash"] ?? ""
                     guard storedHash == model.versionHash else {
+                        let differences = metadata["trove.model"]
+                            .flatMap { try? Model(fileData: Data($0.utf8)) }
+                            .map { model.differences(from: $0) } ?? []
+                        let list = differences.isEmpty ? "" : "\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
                         throw StoreError(.modelMismatch, """
                             \(place) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); \
-                            open it with the model it was created with, or create a new store
+                            open it with the model it was created with, or create a new store\(list)
                             """)
+                    }
+                    // Same shape; keep the latest import hints and validation rules on record.
+                    if metadata["trove.model"] != modelText {
+                        try SQLiteStore.writeMetadata(["trove.model": modelText], in: db)
                     }
                     return .commit
                 }

@@ -27,6 +27,37 @@ import TroveTesting
         let error = try #require(throws: StoreError.self) { try SQLiteStore(url: url, model: other) }
         #expect(error.code == .modelMismatch)
         #expect(error.message.contains("created with another model"))
+        #expect(error.message.contains("entity Photographer is only in the store"))
+        #expect(error.message.contains("attribute Photo.id: string in the store, integer64 in this model"))
+        #expect(error.message.contains("attribute Photo.views is only in the store"))
+    }
+
+    @Test func aStoreOpensWithTheModelItKeeps() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("s.trove")
+        let model = try SampleModels.photos()
+        _ = try SQLiteStore(url: url, model: model)
+        let reopened = try SQLiteStore(url: url)
+        #expect(reopened.model == model)
+        let missing = try #require(throws: StoreError.self) { try SQLiteStore(url: dir.file("none.trove")) }
+        #expect(missing.code == .notFound)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("none.trove").path))
+    }
+
+    @Test func changedImportHintsKeepTheStoreAndAreRecorded() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("s.trove")
+        _ = try SQLiteStore(url: url, model: SampleModels.photos())
+        var entities = try SampleModels.photos().entities.map { entity in
+            var declared = Entity(entity.name, uniqueBy: entity.uniqueBy, attributes: entity.attributes, relationships: entity.relationships)
+            declared.remoteName = entity.name.lowercased()
+            return declared
+        }
+        entities[1].attributes[1].remoteKeys = ["caption"]
+        let hinted = try Model(keyStyle: .snakeCase, entities: entities)
+        #expect(hinted.versionHash == (try SampleModels.photos().versionHash))
+        _ = try SQLiteStore(url: url, model: hinted)
+        #expect(try SQLiteStore(url: url).model == hinted)
     }
 
     @Test func aPlainSQLiteDatabaseIsNotAStore() throws {

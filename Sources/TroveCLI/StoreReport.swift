@@ -1,0 +1,100 @@
+import Foundation
+import Trove
+
+/// What `trove inspect` shows about a store, in text or JSON.
+struct StoreReport {
+    let path: String
+    let model: Model
+    let rowCounts: [String: Int]
+    let metadata: [String: String]
+    let sqliteVersion: String
+
+    init(store: SQLiteStore, path: String) throws {
+        self.path = path
+        self.model = store.model
+        var counts: [String: Int] = [:]
+        for entity in store.model.entities {
+            counts[entity.name] = try store.count(FetchRequest(entityName: entity.name, includesSubentities: false))
+        }
+        self.rowCounts = counts
+        self.metadata = try store.metadata().filter { $0.key != "trove.model" }
+        self.sqliteVersion = try store.sqliteVersion()
+    }
+
+    // MARK: Text
+
+    func text() -> String {
+        var lines = [
+            "store:         \(path)",
+            "format:        \(metadata["trove.formatVersion"] ?? "?")",
+            "model hash:    \(model.versionHash)",
+            "SQLite:        \(sqliteVersion)",
+            "key style:     \(model.keyStyle.rawValue)",
+        ]
+        for entity in model.entities {
+            var heading = "\n\(entity.name)"
+            if let parent = entity.parent { heading += " : \(parent)" }
+            if entity.isAbstract { heading += " (abstract)" }
+            heading += " — \(rowCounts[entity.name] ?? 0) rows"
+            lines.append(heading)
+            if !entity.uniqueBy.isEmpty {
+                lines.append("  unique by: " + entity.uniqueBy.map { "(\($0.joined(separator: ", ")))" }.joined(separator: ", "))
+            }
+            let width = (entity.attributes.map(\.name.count) + entity.relationships.map(\.name.count)).max() ?? 0
+            for attribute in entity.attributes {
+                var line = "  \(attribute.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(attribute.type.rawValue)"
+                if !attribute.isOptional { line += ", required" }
+                if !attribute.defaultValue.isNull { line += ", default \(attribute.defaultValue)" }
+                lines.append(line)
+            }
+            for r in entity.relationships {
+                var line = "  \(r.name.padding(toLength: width, withPad: " ", startingAt: 0))  → \(r.destination)"
+                line += r.isToMany ? (r.isOrdered ? ", ordered to-many" : ", to-many") : ", to-one"
+                line += r.inverse.map { ", inverse \($0)" } ?? ", no inverse"
+                line += ", delete rule \(r.deleteRule.rawValue)"
+                lines.append(line)
+            }
+        }
+        let others = metadata.filter { !["trove.formatVersion", "trove.modelHash"].contains($0.key) }
+        if !others.isEmpty {
+            lines.append("\nmetadata:")
+            for (key, value) in others.sorted(by: { $0.key < $1.key }) {
+                lines.append("  \(key) = \(value)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: JSON
+
+    func json() -> JSONValue {
+        let entities: [JSONValue] = model.entities.map { entity in
+            var object: [String: JSONValue] = [
+                "name": .string(entity.name),
+                "rows": .integer(Int64(rowCounts[entity.name] ?? 0)),
+                "abstract": .bool(entity.isAbstract),
+                "uniqueBy": .array(entity.uniqueBy.map { .array($0.map(JSONValue.string)) }),
+                "attributes": .array(entity.attributes.map { attribute in
+                    .object(["name": .string(attribute.name), "type": .string(attribute.type.rawValue),
+                             "optional": .bool(attribute.isOptional)])
+                }),
+                "relationships": .array(entity.relationships.map { r in
+                    .object(["name": .string(r.name), "destination": .string(r.destination), "toMany": .bool(r.isToMany),
+                             "ordered": .bool(r.isOrdered), "inverse": r.inverse.map(JSONValue.string) ?? .null,
+                             "deleteRule": .string(r.deleteRule.rawValue), "optional": .bool(r.isOptional)])
+                }),
+            ]
+            object["parent"] = entity.parent.map(JSONValue.string) ?? .null
+            return .object(object)
+        }
+        return .object([
+            "store": .string(path),
+            "formatVersion": .number(metadata["trove.formatVersion"] ?? "0"),
+            "modelHash": .string(model.versionHash),
+            "sqliteVersion": .string(sqliteVersion),
+            "keyStyle": .string(model.keyStyle.rawValue),
+            "entities": .array(entities),
+            "metadata": .object(metadata.mapValues(JSONValue.string)),
+        ])
+    }
+}
