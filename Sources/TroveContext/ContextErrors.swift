@@ -51,7 +51,16 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
     public struct Failure: Sendable, Hashable, CustomStringConvertible {
         /// The rule a value broke.
         public enum Rule: String, Sendable, Hashable {
-            case required, minimum, maximum, regex
+            /// A required attribute is nil, or a required relationship is empty.
+            case required
+            /// A value, length or count is below its minimum.
+            case minimum
+            /// A value, length or count is above its maximum.
+            case maximum
+            /// A string does not match its pattern.
+            case regex
+            /// A deleted object's relationship with the `deny` rule still holds objects.
+            case deny
         }
 
         /// The object at fault.

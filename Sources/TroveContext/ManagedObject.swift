@@ -24,6 +24,10 @@ public final class ManagedObject {
     var values: [AttributeValue]
     /// The row as last read from or written to the store; `nil` while inserted and unsaved.
     var snapshot: RowSnapshot?
+    /// Current relationships, by relationship position: a fault until first touched.
+    var relationships: [RelationshipState]
+    /// For each relationship changed since the last save, its state before the first change.
+    var committedRelationships: [Int: RelationshipState] = [:]
     /// Whether the object is inserted and not yet saved.
     public internal(set) var isInserted = false
     /// Whether the object is deleted and the delete not yet saved.
@@ -35,6 +39,8 @@ public final class ManagedObject {
         self.values = values
         self.snapshot = snapshot
         self.context = context
+        self.relationships = snapshot.map { RelationshipState.states(of: entity, from: $0) }
+            ?? entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
     // MARK: Reading
@@ -88,11 +94,19 @@ public final class ManagedObject {
 
     // MARK: State
 
-    /// Whether the object has attribute values that differ from the store's (and is neither
-    /// inserted nor deleted).
+    /// Whether the object has attribute values or relationships that differ from the store's
+    /// (and is neither inserted nor deleted).
     public var isUpdated: Bool {
         guard !isInserted, !isDeleted, let snapshot else { return false }
-        return values != snapshot.values
+        return values != snapshot.values || !changedRelationshipIndices.isEmpty
+    }
+
+    /// The positions of relationships whose objects differ from the committed ones (order
+    /// counts only for ordered relationships).
+    var changedRelationshipIndices: [Int] {
+        committedRelationships.keys.sorted().filter { index in
+            !relationships[index].isSame(as: committedRelationships[index] ?? .fault, ordered: entity.relationships[index].isOrdered)
+        }
     }
 
     /// Whether the object is inserted, deleted or updated.

@@ -12,21 +12,24 @@ extension ObjectContext {
     ///   changed in the store since they were read; ``StoreError`` when the store fails.
     public func save() throws {
         guard hasChanges else { return }
-        let failures = validate()
+        let failures = try validate()
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
         let insertedObjects = orderedInsertedObjects
         let updatedObjects = touched.values.filter(\.isUpdated).sorted { $0.objectID.description < $1.objectID.description }
         let deletedObjects = Array(deleted.values)
         var changes = ChangeSet()
-        changes.inserts = insertedObjects.map { ChangeSet.Insert(objectID: $0.objectID, values: $0.values) }
+        changes.inserts = insertedObjects.map {
+            ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
+        }
         for object in updatedObjects {
             guard let snapshot = object.snapshot else { continue }
             var changed: [Int: AttributeValue] = [:]
             for i in object.values.indices where object.values[i] != snapshot.values[i] {
                 changed[i] = object.values[i]
             }
-            changes.updates.append(ChangeSet.Update(objectID: object.objectID, expectedVersion: snapshot.version, changes: changed))
+            changes.updates.append(ChangeSet.Update(objectID: object.objectID, expectedVersion: snapshot.version,
+                                                    changes: changed, relationships: relationshipChanges(of: object)))
         }
         changes.deletes = deletedObjects.compactMap { object in
             object.snapshot.map { ChangeSet.Delete(objectID: object.objectID, expectedVersion: $0.version) }
@@ -39,12 +42,20 @@ extension ObjectContext {
             guard let permanent = result.permanentIDs[oldID] else { continue }
             object.objectID = permanent
             object.isInserted = false
-            object.snapshot = RowSnapshot(objectID: permanent, version: result.versions[permanent] ?? 1, values: object.values)
             reregister(object, from: oldID)
         }
-        for object in updatedObjects {
+        if !result.permanentIDs.isEmpty {
+            for object in liveObjects {
+                object.relationships = object.relationships.map { $0.remapped(result.permanentIDs) }
+            }
+        }
+        for object in insertedObjects + updatedObjects {
             let version = result.versions[object.objectID] ?? (object.snapshot?.version ?? 0) + 1
-            object.snapshot = RowSnapshot(objectID: object.objectID, version: version, values: object.values)
+            object.snapshot = committedSnapshot(of: object, version: version)
+            object.committedRelationships = [:]
+        }
+        for object in touched.values {
+            object.committedRelationships = [:]
         }
         for object in deletedObjects {
             object.isDeleted = false
@@ -63,8 +74,21 @@ extension ObjectContext {
         for object in Array(touched.values) + Array(deleted.values) {
             object.isDeleted = false
             if let snapshot = object.snapshot { object.values = snapshot.values }
+            for (index, state) in object.committedRelationships {
+                object.relationships[index] = state
+            }
+            object.committedRelationships = [:]
         }
         clearChanges()
+    }
+
+    /// The snapshot of an object as just saved: its values and the to-one links its row holds.
+    private func committedSnapshot(of object: ManagedObject, version: Int64) -> RowSnapshot {
+        var toOne: [Int: Link] = [:]
+        for index in object.snapshot?.toOne.keys.map({ $0 }) ?? [] {
+            toOne[index] = Link(object.relationships[index].objectIDs.first)
+        }
+        return RowSnapshot(objectID: object.objectID, version: version, values: object.values, toOne: toOne)
     }
 
     /// Forgets every object and every unsaved change; objects fetched before no longer belong

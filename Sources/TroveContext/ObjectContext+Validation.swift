@@ -2,14 +2,46 @@ import Foundation
 import TroveModel
 
 extension ObjectContext {
-    /// Every rule broken by an inserted or updated object.
-    func validate() -> [ValidationError.Failure] {
+    /// Every rule broken by an inserted or updated object, and every `deny` delete rule that
+    /// a deleted object's relationships still trip.
+    func validate() throws -> [ValidationError.Failure] {
         let objects = orderedInsertedObjects + touched.values.filter(\.isUpdated).sorted { $0.objectID.description < $1.objectID.description }
         var failures: [ValidationError.Failure] = []
         for object in objects {
             for (attribute, value) in zip(object.entity.attributes, object.values) {
                 failures += ObjectContext.check(value, of: attribute, in: object.objectID)
             }
+            let indices = object.isInserted ? Array(object.entity.relationships.indices) : object.changedRelationshipIndices
+            for index in indices {
+                failures += check(object.entity.relationships[index], holding: object.relationships[index].objectIDs.count, in: object.objectID)
+            }
+        }
+        for object in deleted.values.sorted(by: { $0.objectID.description < $1.objectID.description }) {
+            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                let blocking = try relatedIDs(of: object, at: index).filter { deleted[$0] == nil }
+                guard !blocking.isEmpty else { continue }
+                failures.append(ValidationError.Failure(
+                    objectID: object.objectID, key: relationship.name, rule: .deny,
+                    message: "cannot delete: \(relationship.name) still holds \(blocking.map(\.description).joined(separator: ", ")) and its delete rule is deny; remove them first"))
+            }
+        }
+        return failures
+    }
+
+    /// The rules a relationship holding `count` objects breaks.
+    private func check(_ relationship: Relationship, holding count: Int, in id: ObjectID) -> [ValidationError.Failure] {
+        func failure(_ rule: ValidationError.Failure.Rule, _ message: String) -> ValidationError.Failure {
+            ValidationError.Failure(objectID: id, key: relationship.name, rule: rule, message: message)
+        }
+        if count == 0 && !relationship.isOptional {
+            return [failure(.required, "\(relationship.name) is required but \(relationship.isToMany ? "empty" : "nil")")]
+        }
+        var failures: [ValidationError.Failure] = []
+        if let minCount = relationship.minCount, count < minCount, count > 0 || !relationship.isOptional {
+            failures.append(failure(.minimum, "\(relationship.name) holds \(count) objects, fewer than the minimum \(minCount)"))
+        }
+        if let maxCount = relationship.maxCount, count > maxCount {
+            failures.append(failure(.maximum, "\(relationship.name) holds \(count) objects, more than the maximum \(maxCount)"))
         }
         return failures
     }

@@ -45,7 +45,7 @@ public final class ObjectContext {
             throw ObjectError(.abstractEntity,
                 "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
-        let id = ObjectID.temporary(entityName: entityName)
+        let id = ObjectID.temporary(entity: entity)
         let object = ManagedObject(entity: entity, objectID: id, values: entity.attributes.map(\.defaultValue),
                                    snapshot: nil, context: self)
         object.isInserted = true
@@ -55,19 +55,38 @@ public final class ObjectContext {
         return object
     }
 
-    /// Marks `object` for deletion at the next save; an object inserted and not yet saved is
+    /// Marks `object` for deletion at the next save, applying each relationship's delete rule
+    /// at once: `nullify` removes the object from the other side, `cascade` deletes the related
+    /// objects too (cycles are safe), `deny` makes the save fail while the relationship holds
+    /// objects, `noAction` leaves the other side alone. An object inserted and not yet saved is
     /// simply dropped.
-    /// - Throws: ``ObjectError`` `.notInContext` when the object belongs to another context.
+    /// - Throws: ``ObjectError`` `.notInContext` when the object belongs to another context, or
+    ///   the store's error when a relationship had to be loaded.
     public func delete(_ object: ManagedObject) throws {
         try checkOwnership(object)
         if object.isDeleted { return }
-        if object.isInserted {
-            inserted[object.objectID] = nil
-            forget(object)
-            return
-        }
         object.isDeleted = true
         deleted[object.objectID] = object
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            switch relationship.deleteRule {
+            case .nullify:
+                for id in try relatedIDs(of: object, at: index) {
+                    try unlink(object, index, from: try self.object(with: id))
+                }
+            case .cascade:
+                for id in try relatedIDs(of: object, at: index) {
+                    try delete(try self.object(with: id))
+                }
+            case .deny, .noAction:
+                break
+            }
+        }
+        if object.isInserted {
+            deleted[object.objectID] = nil
+            inserted[object.objectID] = nil
+            object.isInserted = false
+            forget(object)
+        }
     }
 
     // MARK: Looking up
@@ -110,6 +129,11 @@ public final class ObjectContext {
         if !object.isInserted { touched[object.objectID] = object }
     }
 
+    /// Every object the context has in memory.
+    var liveObjects: [ManagedObject] {
+        registry.values.compactMap(\.object)
+    }
+
     /// Inserted objects in insertion order.
     var orderedInsertedObjects: [ManagedObject] {
         insertionOrder.compactMap { inserted[$0] }
@@ -121,9 +145,11 @@ public final class ObjectContext {
     /// changes; or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
         if let object = registry[snapshot.objectID]?.object {
-            if !object.hasChanges {
+            if !object.hasChanges && object.snapshot != snapshot {
                 object.values = snapshot.values
                 object.snapshot = snapshot
+                object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
+                object.committedRelationships = [:]
             }
             return object
         }

@@ -4,33 +4,39 @@ import Synchronization
 ///
 /// An object inserted in a context has a temporary ID until its first save, then a permanent
 /// one that names its row. Pass IDs, never objects, between contexts.
+///
+/// Two IDs are equal when they name the same row: the same entity hierarchy (all entities
+/// below one root share a table) and primary key. ``entityName`` is the most specific entity
+/// known when the ID was made: an ID read from a relationship to `Media` may name an `Image`.
 public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     enum Key: Sendable, Hashable {
         case temporary(UInt64)
         case permanent(Int64)
     }
 
-    /// The name of the object's entity (the most specific one).
+    /// The name of the object's entity, as specific as known (see the type's discussion).
     public let entityName: String
+    /// The root of the entity's hierarchy, whose table holds the row.
+    public let rootEntityName: String
     let key: Key
 
-    /// An ID for a stored row of `entityName` with primary key `primaryKey`.
-    public init(entityName: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.key = .permanent(primaryKey)
+    /// An ID for the stored row with primary key `primaryKey` of `entity`.
+    public init(entity: Entity, primaryKey: Int64) {
+        self.init(entityName: entity.name, rootEntityName: entity.rootName, key: .permanent(primaryKey))
     }
 
-    private init(entityName: String, key: Key) {
+    private init(entityName: String, rootEntityName: String, key: Key) {
         self.entityName = entityName
+        self.rootEntityName = rootEntityName
         self.key = key
     }
 
     private static let nextTemporary = Atomic<UInt64>(1)
 
-    /// A new temporary ID, unique in this process.
-    public static func temporary(entityName: String) -> ObjectID {
+    /// A new temporary ID for an object of `entity`, unique in this process.
+    public static func temporary(entity: Entity) -> ObjectID {
         let n = nextTemporary.wrappingAdd(1, ordering: .relaxed).oldValue
-        return ObjectID(entityName: entityName, key: .temporary(n))
+        return ObjectID(entityName: entity.name, rootEntityName: entity.rootName, key: .temporary(n))
     }
 
     /// Whether the object has not been saved yet.
@@ -43,6 +49,15 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
     public var primaryKey: Int64? {
         if case .permanent(let pk) = key { return pk }
         return nil
+    }
+
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.rootEntityName == rhs.rootEntityName
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rootEntityName)
+        hasher.combine(key)
     }
 
     /// `Photo/42` for a stored object, `Photo/t7` for a temporary one.

@@ -15,6 +15,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The row with the given permanent ID, or `nil` when there is none.
     func row(for id: ObjectID) throws -> RowSnapshot?
 
+    /// The rows a relationship of a stored object reaches, in the relationship's order (an
+    /// ordered relationship's own order, otherwise primary-key order), in one query.
+    func fetchRelated(_ relationship: String, of id: ObjectID) throws -> [RowSnapshot]
+
     /// Writes every change of `changes` in one transaction: all of it or, on any error, nothing.
     ///
     /// Updates and deletes check each row's version and fail with ``ConflictError`` when a row
@@ -29,7 +33,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     func metadata() throws -> [String: String]
 }
 
-/// A row as read from a store: its identity, version and attribute values.
+/// A row as read from a store: its identity, version, attribute values, and the to-one
+/// relationships the row itself holds.
 public struct RowSnapshot: Sendable, Hashable {
     /// The row's permanent ID (its entity is the most specific one).
     public let objectID: ObjectID
@@ -37,13 +42,48 @@ public struct RowSnapshot: Sendable, Hashable {
     public let version: Int64
     /// The values in the order of the entity's ``Entity/attributes``.
     public let values: [AttributeValue]
+    /// The to-one relationships kept in the row, by position in the entity's
+    /// ``Entity/relationships``; a relationship absent here is not known from the row (read it
+    /// with ``PersistentStore/fetchRelated(_:of:)``).
+    public let toOne: [Int: Link]
 
     /// Creates a snapshot.
-    public init(objectID: ObjectID, version: Int64, values: [AttributeValue]) {
+    public init(objectID: ObjectID, version: Int64, values: [AttributeValue], toOne: [Int: Link] = [:]) {
         self.objectID = objectID
         self.version = version
         self.values = values
+        self.toOne = toOne
     }
+}
+
+/// What a to-one relationship holds: no object, or one.
+public enum Link: Sendable, Hashable {
+    /// No object.
+    case empty
+    /// The object with this ID.
+    case object(ObjectID)
+
+    /// The linked object's ID, or `nil`.
+    public var objectID: ObjectID? {
+        if case .object(let id) = self { return id }
+        return nil
+    }
+
+    /// A link to `id`, or none for `nil`.
+    public init(_ id: ObjectID?) {
+        self = id.map(Link.object) ?? .empty
+    }
+}
+
+/// How one relationship of one object changed, by position in the entity's relationships.
+///
+/// A context describes every change from the side where it happened and from the inverse side
+/// alike; a store writes each link once, where it keeps it, and ignores the mirror image.
+public enum RelationshipChange: Sendable, Hashable {
+    /// A to-one now holds `link`.
+    case toOne(Int, Link)
+    /// A to-many gained and lost objects; `order` is the whole new order of an ordered one.
+    case toMany(Int, added: [ObjectID], removed: [ObjectID], order: [ObjectID]?)
 }
 
 /// The changes a save writes: inserted, updated and deleted rows.
@@ -54,15 +94,19 @@ public struct ChangeSet: Sendable, Hashable {
         public let objectID: ObjectID
         /// Every attribute value, in the order of the entity's attributes.
         public let values: [AttributeValue]
+        /// The relationships the new object holds.
+        public let relationships: [RelationshipChange]
 
         /// Creates an insert.
-        public init(objectID: ObjectID, values: [AttributeValue]) {
+        public init(objectID: ObjectID, values: [AttributeValue], relationships: [RelationshipChange] = []) {
             self.objectID = objectID
             self.values = values
+            self.relationships = relationships
         }
     }
 
-    /// A row to update: only the changed attributes.
+    /// A row to update: only the changed attributes and relationships. The row's version is
+    /// raised even when only relationships changed.
     public struct Update: Sendable, Hashable {
         /// The row's permanent ID.
         public let objectID: ObjectID
@@ -70,12 +114,16 @@ public struct ChangeSet: Sendable, Hashable {
         public let expectedVersion: Int64
         /// The changed attributes, by position in the entity's attributes.
         public let changes: [Int: AttributeValue]
+        /// The changed relationships.
+        public let relationships: [RelationshipChange]
 
         /// Creates an update.
-        public init(objectID: ObjectID, expectedVersion: Int64, changes: [Int: AttributeValue]) {
+        public init(objectID: ObjectID, expectedVersion: Int64, changes: [Int: AttributeValue],
+                    relationships: [RelationshipChange] = []) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
             self.changes = changes
+            self.relationships = relationships
         }
     }
 

@@ -74,6 +74,11 @@ struct RawStatement {
         sqlite3_column_int64(handle, index)
     }
 
+    /// Whether column `index` (0-based) of the current row is NULL.
+    func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
     /// The text in column `index` (0-based) of the current row.
     func text(at index: Int32) -> String {
         ValueCoding.text(handle, index)

@@ -2,32 +2,49 @@ import GRDB
 public import TroveModel
 
 /// How to read the rows of one table: the columns to select and, for each entity of the
-/// hierarchy, where its attributes are among them.
+/// hierarchy, where its attributes and foreign keys are among them.
 struct ReadPlan: Sendable {
-    let table: StoreSchema.Table
-    /// `"_pk", "_version"[, "_entity"], <attribute columns>` for a SELECT.
-    let selection: String
-    /// Index of the first attribute column in a selected row.
-    let firstColumn: Int
-    /// For each entity of the hierarchy: the entity and, per attribute, its column's index
-    /// among `table.columns`.
-    let entities: [String: (entity: Entity, columns: [Int])]
+    /// How one entity's values sit in a selected row.
+    struct EntityColumns: Sendable {
+        let entity: Entity
+        /// Per attribute, its column's index in the selection.
+        let attributes: [Int32]
+        /// Per to-one relationship kept in the row: its position, its column's index in the
+        /// selection, and the destination entity.
+        let foreignKeys: [(relationship: Int, column: Int32, destination: Entity)]
+    }
 
-    static func plans(for schema: StoreSchema) -> [String: ReadPlan] {
-        var plans: [String: ReadPlan] = [:]
-        for table in schema.tables {
-            let columnIndex = Dictionary(table.columns.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-            var entities: [String: (entity: Entity, columns: [Int])] = [:]
-            for layout in schema.layouts.values where layout.table == table.name {
-                entities[layout.entity.name] = (layout.entity, layout.entity.attributes.compactMap { columnIndex[$0.name] })
+    let table: StoreSchema.Table
+    /// The selected column names: `_pk`, `_version`, [`_entity`], attributes, foreign keys.
+    let columns: [String]
+    let entities: [String: EntityColumns]
+
+    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) {
+        self.table = table
+        var columns = ["_pk", "_version"]
+        if table.hasEntityColumn { columns.append("_entity") }
+        columns += table.columns.map(\.name)
+        columns += table.foreignKeys.map(\.column)
+        self.columns = columns
+        let position = Dictionary(columns.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
+        var entities: [String: EntityColumns] = [:]
+        for layout in schema.layouts.values where layout.table == table.name {
+            let entity = layout.entity
+            var foreignKeys: [(Int, Int32, Entity)] = []
+            for (index, relationship) in entity.relationships.enumerated() {
+                guard case .foreignKey(let column)? = schema.relationshipStorage["\(entity.name).\(relationship.name)"],
+                      let at = position[column], let destination = model.entity(named: relationship.destination) else { continue }
+                foreignKeys.append((index, at, destination))
             }
-            var names = ["_pk", "_version"]
-            if table.hasEntityColumn { names.append("_entity") }
-            names += table.columns.map(\.name)
-            plans[table.name] = ReadPlan(table: table, selection: names.map(quoted).joined(separator: ", "),
-                                         firstColumn: table.hasEntityColumn ? 3 : 2, entities: entities)
+            entities[entity.name] = EntityColumns(
+                entity: entity, attributes: entity.attributes.compactMap { position[$0.name] }, foreignKeys: foreignKeys)
         }
-        return plans
+        self.entities = entities
+    }
+
+    /// The selection, each column qualified by `alias`.
+    func selection(from alias: String) -> String {
+        columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", ")
     }
 
     /// Decodes the statement's current row; `defaultEntity` is the entity of tables without
@@ -36,14 +53,13 @@ struct ReadPlan: Sendable {
         let pk = statement.int64(at: 0)
         let version = statement.int64(at: 1)
         let entityName = table.hasEntityColumn ? statement.text(at: 2) : defaultEntity
-        guard let (entity, columns) = entities[entityName] else {
+        guard let plan = entities[entityName] else {
             throw StoreError(.corruptValue,
                 "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
         }
         var values: [AttributeValue] = []
-        values.reserveCapacity(columns.count)
-        for (attribute, column) in zip(entity.attributes, columns) {
-            let index = Int32(firstColumn + column)
+        values.reserveCapacity(plan.attributes.count)
+        for (attribute, index) in zip(plan.entity.attributes, plan.attributes) {
             guard let value = ValueCoding.read(statement.handle, column: index, as: attribute.type) else {
                 throw StoreError(.corruptValue, """
                     \(entityName)/\(pk): column \(attribute.name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
@@ -52,25 +68,26 @@ struct ReadPlan: Sendable {
             }
             values.append(value)
         }
-        return RowSnapshot(objectID: ObjectID(entityName: entityName, primaryKey: pk), version: version, values: values)
+        var toOne: [Int: Link] = [:]
+        for (relationship, column, destination) in plan.foreignKeys {
+            toOne[relationship] = statement.isNull(at: column)
+                ? .empty : .object(ObjectID(entity: destination, primaryKey: statement.int64(at: column)))
+        }
+        return RowSnapshot(objectID: ObjectID(entity: plan.entity, primaryKey: pk), version: version,
+                           values: values, toOne: toOne)
     }
 }
 
 extension SQLiteStore {
     public func fetch(_ request: TroveModel.FetchRequest) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: request.entityName)
-        guard let plan = readPlans[layout.table] else { return [] }
-        let (filter, entityNames) = entityFilter(layout, includesSubentities: request.includesSubentities)
-        let sql = "SELECT \(plan.selection) FROM \(quoted(layout.table))\(filter) ORDER BY \(quoted("_pk"))"
+        let plan = try readPlan(for: layout)
+        let (filter, entityNames) = entityFilter(layout, alias: "t", includesSubentities: request.includesSubentities)
+        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\"\(filter) ORDER BY \"t\".\(quoted("_pk"))"
         return try SQLiteStore.mapErrors("fetching \(request.entityName)") {
             try writer.read { db in
-                try RawStatement.with(db, sql: sql) { statement in
+                try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { statement in
                     for (i, name) in entityNames.enumerated() { try statement.bind(name, at: Int32(i + 1)) }
-                    var snapshots: [RowSnapshot] = []
-                    while try statement.step() {
-                        snapshots.append(try plan.snapshot(from: statement, defaultEntity: layout.entity.name))
-                    }
-                    return snapshots
                 }
             }
         }
@@ -79,24 +96,53 @@ extension SQLiteStore {
     public func row(for id: ObjectID) throws -> RowSnapshot? {
         guard let pk = id.primaryKey else { return nil }
         let layout = try schema.layout(of: id.entityName)
-        guard let plan = readPlans[layout.table] else { return nil }
-        let sql = "SELECT \(plan.selection) FROM \(quoted(layout.table)) WHERE \(quoted("_pk")) = ?"
+        let plan = try readPlan(for: layout)
+        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \"t\".\(quoted("_pk")) = ?"
         return try SQLiteStore.mapErrors("reading \(id)") {
             try writer.read { db in
-                try RawStatement.with(db, sql: sql) { statement in
-                    try statement.bind(pk, at: 1)
-                    guard try statement.step() else { return nil }
-                    let snapshot = try plan.snapshot(from: statement, defaultEntity: layout.entity.name)
-                    return snapshot.objectID == id ? snapshot : nil
-                }
+                let rows = try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(pk, at: 1) }
+                return rows.first { layout.entityNames.contains($0.objectID.entityName) }
+            }
+        }
+    }
+
+    public func fetchRelated(_ relationship: String, of id: ObjectID) throws -> [RowSnapshot] {
+        guard let pk = id.primaryKey else { return [] }
+        let source = try schema.layout(of: id.entityName).entity
+        guard let declared = source.relationship(named: relationship) else {
+            throw StoreError(.unknownEntity, "entity '\(source.name)' has no relationship '\(relationship)'")
+        }
+        let destination = try schema.layout(of: declared.destination)
+        let plan = try readPlan(for: destination)
+        let d = "\"d\""
+        let sql: String
+        switch try schema.storage(of: relationship, in: source) {
+        case .foreignKey(let column):
+            sql = """
+                SELECT \(plan.selection(from: "d")) FROM \(quoted(destination.table)) AS \(d) \
+                WHERE \(d)."_pk" = (SELECT \(quoted(column)) FROM \(quoted(try schema.layout(of: source.name).table)) WHERE "_pk" = ?1)
+                """
+        case .inverseForeignKey(let table, let column):
+            sql = "SELECT \(plan.selection(from: "d")) FROM \(quoted(table)) AS \(d) WHERE \(d).\(quoted(column)) = ?1 ORDER BY \(d).\"_pk\""
+        case .joinTable(let name, let sourceIsFirst):
+            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
+            let order = schema.joinTables.first { $0.name == name }?.isOrdered == true ? "\"j\".\"position\"" : "\(d).\"_pk\""
+            sql = """
+                SELECT \(plan.selection(from: "d")) FROM \(quoted(destination.table)) AS \(d) \
+                JOIN \(quoted(name)) AS "j" ON "j".\(quoted(other)) = \(d)."_pk" WHERE "j".\(quoted(mine)) = ?1 ORDER BY \(order)
+                """
+        }
+        return try SQLiteStore.mapErrors("reading \(id).\(relationship)") {
+            try writer.read { db in
+                try rows(of: plan, sql: sql, defaultEntity: destination.entity.name, in: db) { try $0.bind(pk, at: 1) }
             }
         }
     }
 
     public func count(_ request: TroveModel.FetchRequest) throws -> Int {
         let layout = try schema.layout(of: request.entityName)
-        let (filter, entityNames) = entityFilter(layout, includesSubentities: request.includesSubentities)
-        let sql = "SELECT count(*) FROM \(quoted(layout.table))\(filter)"
+        let (filter, entityNames) = entityFilter(layout, alias: "t", includesSubentities: request.includesSubentities)
+        let sql = "SELECT count(*) FROM \(quoted(layout.table)) AS \"t\"\(filter)"
         return try SQLiteStore.mapErrors("counting \(request.entityName)") {
             try writer.read { db in
                 try RawStatement.with(db, sql: sql) { statement in
@@ -107,11 +153,33 @@ extension SQLiteStore {
         }
     }
 
+    // MARK: Helpers
+
+    func readPlan(for layout: StoreSchema.EntityLayout) throws -> ReadPlan {
+        guard let plan = readPlans[layout.table] else {
+            throw StoreError(.unknownEntity, "no table for entity '\(layout.entity.name)'")
+        }
+        return plan
+    }
+
+    /// Runs a SELECT of `plan`'s columns and decodes every row.
+    func rows(of plan: ReadPlan, sql: String, defaultEntity: String, in db: Database,
+              binding bind: (RawStatement) throws -> Void) throws -> [RowSnapshot] {
+        try RawStatement.with(db, sql: sql) { statement in
+            try bind(statement)
+            var snapshots: [RowSnapshot] = []
+            while try statement.step() {
+                snapshots.append(try plan.snapshot(from: statement, defaultEntity: defaultEntity))
+            }
+            return snapshots
+        }
+    }
+
     /// The WHERE clause that keeps an entity's rows (and its sub-entities') in a shared table.
-    func entityFilter(_ layout: StoreSchema.EntityLayout, includesSubentities: Bool) -> (String, [String]) {
+    func entityFilter(_ layout: StoreSchema.EntityLayout, alias: String, includesSubentities: Bool) -> (String, [String]) {
         guard layout.hasEntityColumn else { return ("", []) }
         let names = includesSubentities ? layout.entityNames : [layout.entity.name]
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return (" WHERE \(quoted("_entity")) IN (\(marks))", names)
+        return (" WHERE \(quoted(alias)).\(quoted("_entity")) IN (\(marks))", names)
     }
 }

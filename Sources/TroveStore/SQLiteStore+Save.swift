@@ -8,59 +8,75 @@ extension SQLiteStore {
             try writer.writeWithoutTransaction { db in
                 var result = SaveResult(permanentIDs: [:], versions: [:])
                 try db.inTransaction(.immediate) {
-                    result = try write(changes, in: db)
+                    var writer = SaveWriter(store: self, db: db)
+                    result = try writer.write(changes)
                     return .commit
                 }
                 return result
             }
         }
     }
+}
 
-    /// Writes a change set inside an open transaction: deletes, then updates, then inserts (so
-    /// a deleted object's unique key is free for a new one in the same save).
-    private func write(_ changes: ChangeSet, in db: Database) throws -> SaveResult {
-        var conflicts: [ConflictError.Conflict] = []
-        var versions: [ObjectID: Int64] = [:]
+/// Writes one change set inside an open transaction.
+///
+/// Order: primary keys for new rows are taken first (so rows saved together can refer to each
+/// other); then deletes (freeing unique keys for new rows), updates, inserts, and last the join
+/// tables (whose references are checked at once, unlike the deferred foreign-key columns).
+private struct SaveWriter {
+    let store: SQLiteStore
+    let db: Database
+    var permanentIDs: [ObjectID: ObjectID] = [:]
+    var versions: [ObjectID: Int64] = [:]
 
-        for delete in changes.deletes {
-            let layout = try schema.layout(of: delete.objectID.entityName)
-            let sql = "DELETE FROM \(quoted(layout.table)) WHERE \(quoted("_pk")) = ? AND \(quoted("_version")) = ?"
-            let changed = try RawStatement.with(db, sql: sql) { statement in
-                try statement.bind([.integer(delete.objectID.primaryKey ?? 0), .integer(delete.expectedVersion)])
-                return try statement.execute()
-            }
-            if changed == 0 {
-                conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table, in: db))
-            }
+    init(store: SQLiteStore, db: Database) {
+        self.store = store
+        self.db = db
+    }
+
+    mutating func write(_ changes: ChangeSet) throws -> SaveResult {
+        var nextKeys: [String: Int64] = [:]
+        for insert in changes.inserts {
+            let layout = try store.schema.layout(of: insert.objectID.entityName)
+            let pk = try nextKey(for: layout.table, cache: &nextKeys)
+            permanentIDs[insert.objectID] = ObjectID(entity: layout.entity, primaryKey: pk)
         }
 
-        for update in changes.updates where !update.changes.isEmpty {
-            let layout = try schema.layout(of: update.objectID.entityName)
-            let attributes = layout.entity.attributes
-            let positions = update.changes.keys.sorted()
-            let assignments = positions.map { "\(quoted(attributes[$0].name)) = ?" }.joined(separator: ", ")
-            let sql = """
-                UPDATE \(quoted(layout.table)) SET \(assignments), \(quoted("_version")) = \(quoted("_version")) + 1 \
-                WHERE \(quoted("_pk")) = ? AND \(quoted("_version")) = ?
-                """
-            var values = positions.map { update.changes[$0] ?? .null }
-            values.append(.integer(update.objectID.primaryKey ?? 0))
-            values.append(.integer(update.expectedVersion))
-            if try execute(sql, values, for: update.objectID, in: db) == 0 {
-                conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: layout.table, in: db))
+        var conflicts: [ConflictError.Conflict] = []
+        for delete in changes.deletes {
+            let layout = try store.schema.layout(of: delete.objectID.entityName)
+            let sql = "DELETE FROM \(quoted(layout.table)) WHERE \"_pk\" = ? AND \"_version\" = ?"
+            if try execute(sql, [.integer(try key(of: delete.objectID)), .integer(delete.expectedVersion)], for: delete.objectID) == 0 {
+                conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table))
+            }
+        }
+        for update in changes.updates {
+            let layout = try store.schema.layout(of: update.objectID.entityName)
+            var assignments: [String] = []
+            var values: [AttributeValue] = []
+            for position in update.changes.keys.sorted() {
+                assignments.append("\(quoted(layout.entity.attributes[position].name)) = ?")
+                values.append(update.changes[position] ?? .null)
+            }
+            for (column, link) in try foreignKeys(update.relationships, of: layout.entity) {
+                assignments.append("\(quoted(column)) = ?")
+                values.append(link)
+            }
+            assignments.append("\"_version\" = \"_version\" + 1")
+            let sql = "UPDATE \(quoted(layout.table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+            values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
+            if try execute(sql, values, for: update.objectID) == 0 {
+                conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: layout.table))
             } else {
                 versions[update.objectID] = update.expectedVersion + 1
             }
         }
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
-        var permanentIDs: [ObjectID: ObjectID] = [:]
-        var nextKeys: [String: Int64] = [:]
         for insert in changes.inserts {
-            let layout = try schema.layout(of: insert.objectID.entityName)
-            let pk = try nextKey(for: layout.table, cache: &nextKeys, in: db)
+            let layout = try store.schema.layout(of: insert.objectID.entityName)
             var columns = ["_pk"]
-            var values: [AttributeValue] = [.integer(pk)]
+            var values: [AttributeValue] = [.integer(try key(of: insert.objectID))]
             if layout.hasEntityColumn {
                 columns.append("_entity")
                 values.append(.string(layout.entity.name))
@@ -69,20 +85,72 @@ extension SQLiteStore {
                 columns.append(attribute.name)
                 values.append(value)
             }
+            for (column, link) in try foreignKeys(insert.relationships, of: layout.entity) {
+                columns.append(column)
+                values.append(link)
+            }
             let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             let sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
-            try execute(sql, values, for: insert.objectID, in: db)
-            let permanent = ObjectID(entityName: insert.objectID.entityName, primaryKey: pk)
-            permanentIDs[insert.objectID] = permanent
-            versions[permanent] = 1
+            try execute(sql, values, for: insert.objectID)
+            if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
+        }
+
+        for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
+            try writeJoinRows(change.1, of: change.0)
         }
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
+    }
+
+    // MARK: Relationships
+
+    /// The foreign-key columns among `changes`, with the keys they now hold.
+    private func foreignKeys(_ changes: [RelationshipChange], of entity: Entity) throws -> [(String, AttributeValue)] {
+        var columns: [(String, AttributeValue)] = []
+        for case .toOne(let index, let link) in changes {
+            guard case .foreignKey(let column) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
+            columns.append((column, try link.objectID.map { .integer(try key(of: $0)) } ?? .null))
+        }
+        return columns
+    }
+
+    /// Writes the join-table rows of the relationships this side keeps.
+    private func writeJoinRows(_ changes: [RelationshipChange], of id: ObjectID) throws {
+        let entity = try store.schema.layout(of: id.entityName).entity
+        for case .toMany(let index, let added, let removed, let order) in changes {
+            guard case .joinTable(let table, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
+            let source = try key(of: id)
+            if let order {
+                try execute("DELETE FROM \(quoted(table)) WHERE \"source\" = ?", [.integer(source)], for: id)
+                for (position, target) in order.enumerated() {
+                    try execute("INSERT INTO \(quoted(table)) (\"source\", \"target\", \"position\") VALUES (?, ?, ?)",
+                                [.integer(source), .integer(try key(of: target)), .integer(Int64(position))], for: id)
+                }
+                continue
+            }
+            for target in removed {
+                try execute("DELETE FROM \(quoted(table)) WHERE \"source\" = ? AND \"target\" = ?",
+                            [.integer(source), .integer(try key(of: target))], for: id)
+            }
+            for target in added {
+                try execute("INSERT OR IGNORE INTO \(quoted(table)) (\"source\", \"target\") VALUES (?, ?)",
+                            [.integer(source), .integer(try key(of: target))], for: id)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The primary key of a stored object, or of an object inserted by this save.
+    private func key(of id: ObjectID) throws -> Int64 {
+        if let pk = id.primaryKey ?? permanentIDs[id]?.primaryKey { return pk }
+        throw StoreError(.constraintViolation,
+            "the save refers to \(id), which is neither stored nor inserted by this save; insert it in the same context")
     }
 
     /// Runs one write statement, naming the object when a constraint fails; returns the
     /// number of rows changed.
     @discardableResult
-    private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID, in db: Database) throws -> Int {
+    private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID) throws -> Int {
         do {
             return try RawStatement.with(db, sql: sql) { statement in
                 try statement.bind(values)
@@ -95,10 +163,9 @@ extension SQLiteStore {
         }
     }
 
-    /// The next primary key of a table, given before the row is written so that rows inserted
-    /// together can refer to each other. Keys are never reused, even after deletes: the table's
+    /// The next primary key of a table. Keys are never reused, even after deletes: the table's
     /// AUTOINCREMENT sequence, which SQLite advances past every key inserted, is the source.
-    private func nextKey(for table: String, cache: inout [String: Int64], in db: Database) throws -> Int64 {
+    private func nextKey(for table: String, cache: inout [String: Int64]) throws -> Int64 {
         let next: Int64
         if let cached = cache[table] {
             next = cached
@@ -112,9 +179,9 @@ extension SQLiteStore {
         return next
     }
 
-    private func conflict(for id: ObjectID, expected: Int64, table: String, in db: Database) throws -> ConflictError.Conflict {
-        let current = try RawStatement.with(db, sql: "SELECT \(quoted("_version")) FROM \(quoted(table)) WHERE \(quoted("_pk")) = ?") { statement in
-            try statement.bind(id.primaryKey ?? 0, at: 1)
+    private func conflict(for id: ObjectID, expected: Int64, table: String) throws -> ConflictError.Conflict {
+        let current = try RawStatement.with(db, sql: "SELECT \"_version\" FROM \(quoted(table)) WHERE \"_pk\" = ?") { statement in
+            try statement.bind(try key(of: id), at: 1)
             return try statement.step() ? statement.int64(at: 0) : nil
         }
         return ConflictError.Conflict(objectID: id, expectedVersion: expected, storeVersion: current)

@@ -18,7 +18,7 @@ extension SQLiteStore {
             }
             for fk in table.foreignKeys {
                 definitions.append(
-                    "\(quoted(fk.column)) INTEGER REFERENCES \(quoted(fk.destinationTable))(\(quoted("_pk"))) DEFERRABLE INITIALLY DEFERRED")
+                    "\(quoted(fk.column)) INTEGER REFERENCES \(quoted(fk.destinationTable))(\(quoted("_pk"))) ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED")
             }
             statements.append("CREATE TABLE \(quoted(table.name)) (\(definitions.joined(separator: ", "))) STRICT")
             if table.hasEntityColumn {

@@ -95,8 +95,11 @@ public final class SQLiteStore: PersistentStore {
         self.writer = writer
         self.url = url
         self.model = model
-        self.schema = StoreSchema(model: model)
-        self.readPlans = ReadPlan.plans(for: schema)
+        let schema = StoreSchema(model: model)
+        self.schema = schema
+        self.readPlans = Dictionary(uniqueKeysWithValues: schema.tables.map {
+            ($0.name, ReadPlan(table: $0, schema: schema, model: model))
+        })
         try prepare()
     }
 

@@ -68,11 +68,15 @@ struct StoreSchema: Sendable {
         var foreignKeysByTable: [String: [ForeignKey]] = [:]
 
         for entity in model.entities {
-            for relationship in StoreSchema.declaredRelationships(of: entity, in: model) {
-                let key = "\(entity.name).\(relationship.name)"
+            for (index, relationship) in entity.relationships.enumerated() {
+                // Decide by the entity that declares the relationship, so that sub-entities
+                // inheriting it share the same storage.
+                let owner = StoreSchema.declaringEntity(ofRelationshipAt: index, in: entity, model: model)
                 guard let destination = model.entity(named: relationship.destination) else { continue }
                 let inverse = relationship.inverse.flatMap { destination.relationship(named: $0) }
-                let storage = StoreSchema.storage(of: relationship, in: entity, inverse: inverse, destination: destination)
+                let storage = StoreSchema.storage(of: relationship, in: owner, inverse: inverse, destination: destination)
+                relationshipStorage["\(entity.name).\(relationship.name)"] = storage
+                guard owner.name == entity.name else { continue }
                 switch storage {
                 case .foreignKey(let column):
                     foreignKeysByTable[entity.rootName, default: []].append(
@@ -84,7 +88,6 @@ struct StoreSchema: Sendable {
                 default:
                     break
                 }
-                relationshipStorage[key] = storage
             }
         }
 
@@ -122,23 +125,35 @@ struct StoreSchema: Sendable {
         self.relationshipStorage = relationshipStorage
     }
 
-    /// The relationships an entity declares itself (not inherited from its parent).
-    private static func declaredRelationships(of entity: Entity, in model: Model) -> ArraySlice<Relationship> {
-        let inheritedCount = entity.parent.flatMap { model.entity(named: $0) }?.relationships.count ?? 0
-        return entity.relationships.dropFirst(inheritedCount)
+    /// The ancestor (or the entity itself) that declares the relationship at `index`: resolved
+    /// relationship lists start with the parent's, so it is the topmost ancestor whose list
+    /// reaches that far.
+    private static func declaringEntity(ofRelationshipAt index: Int, in entity: Entity, model: Model) -> Entity {
+        var declaring = entity
+        var current = entity
+        while let parentName = current.parent, let parent = model.entity(named: parentName) {
+            if parent.relationships.count > index { declaring = parent }
+            current = parent
+        }
+        return declaring
     }
 
     /// Decides where a relationship's links are kept. Both sides of a pair decide the same way:
     /// a to-one facing an unordered to-many (or nothing) holds a foreign key; a one-to-one keeps
     /// its key on the side whose `Entity.relationship` name sorts first; everything else
-    /// (many-to-many, ordered, to-many without inverse) uses a join table owned by the side
-    /// whose name sorts first.
+    /// (many-to-many, ordered, to-many without inverse) uses a join table owned by the ordered
+    /// side, or else by the side whose name sorts first.
     private static func storage(
         of relationship: Relationship, in entity: Entity, inverse: Relationship?, destination: Entity
     ) -> RelationshipStorage {
         let this = "\(entity.name).\(relationship.name)"
         let other = inverse.map { "\(destination.name).\($0.name)" }
-        let thisSideFirst = other.map { this <= $0 } ?? true
+        let thisSideFirst: Bool
+        switch (relationship.isOrdered, inverse?.isOrdered ?? false) {
+        case (true, false): thisSideFirst = true
+        case (false, true): thisSideFirst = false
+        default: thisSideFirst = other.map { this <= $0 } ?? true
+        }
         switch (relationship.isToMany, inverse) {
         case (false, nil):
             return .foreignKey(column: relationship.name)
@@ -156,6 +171,14 @@ struct StoreSchema: Sendable {
             let owner = other.split(separator: ".").joined(separator: "_")
             return .joinTable(name: "_join_\(owner)", sourceIsFirst: false)
         }
+    }
+
+    /// Where the relationship `name` of `entity` keeps its links.
+    func storage(of name: String, in entity: Entity) throws -> RelationshipStorage {
+        guard let storage = relationshipStorage["\(entity.name).\(name)"] else {
+            throw StoreError(.unknownEntity, "entity '\(entity.name)' has no relationship '\(name)'")
+        }
+        return storage
     }
 
     func layout(of entityName: String) throws -> EntityLayout {

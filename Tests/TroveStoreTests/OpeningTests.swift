@@ -12,7 +12,7 @@ import TroveTesting
         let model = try SampleModels.photos()
         do {
             let store = try SQLiteStore(url: url, model: model)
-            let id = ObjectID.temporary(entityName: "Photographer")
+            let id = ObjectID.temporary(entity: try #require(model.entity(named: "Photographer")))
             _ = try store.save(ChangeSet(inserts: [.init(objectID: id, values: ["p1", "Ann"])]))
         }
         let again = try SQLiteStore(url: url, model: SampleModels.photos())

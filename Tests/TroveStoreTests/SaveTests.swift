@@ -15,7 +15,7 @@ import TroveTesting
     }
 
     func insert(_ id: String, title: String = "t") throws -> ObjectID {
-        let temp = ObjectID.temporary(entityName: "Photo")
+        let temp = ObjectID.temporary(entity: try #require(store.model.entity(named: "Photo")))
         let result = try store.save(ChangeSet(inserts: [.init(objectID: temp, values: [.string(id), .string(title), .null, 0])]))
         return try #require(result.permanentIDs[temp])
     }
@@ -52,8 +52,8 @@ import TroveTesting
 
     @Test func uniqueKeyViolationNamesTheObjectAndWritesNothing() throws {
         _ = try insert("dup")
-        let first = ObjectID.temporary(entityName: "Photo")
-        let second = ObjectID.temporary(entityName: "Photo")
+        let first = ObjectID.temporary(entity: try #require(store.model.entity(named: "Photo")))
+        let second = ObjectID.temporary(entity: try #require(store.model.entity(named: "Photo")))
         let error = try #require(throws: StoreError.self) {
             try store.save(ChangeSet(inserts: [.init(objectID: first, values: ["fresh", nil, nil, 0]),
                                                .init(objectID: second, values: ["dup", nil, nil, 0])]))
@@ -71,7 +71,8 @@ import TroveTesting
     }
 
     @Test func rowsInsertedTogetherGetIncreasingKeys() throws {
-        let ids = (0..<5).map { _ in ObjectID.temporary(entityName: "Photo") }
+        let photo = try #require(store.model.entity(named: "Photo"))
+        let ids = (0..<5).map { _ in ObjectID.temporary(entity: photo) }
         let result = try store.save(ChangeSet(inserts: ids.enumerated().map { .init(objectID: $1, values: [.string("k\($0)"), nil, nil, 0]) }))
         let keys = ids.compactMap { result.permanentIDs[$0]?.primaryKey }
         #expect(keys == Array(1...5))

@@ -57,7 +57,7 @@ import TroveTesting
         // Version column for optimistic locking; foreign key on the to-one side of one-to-many.
         let album = try #require(sql["Album"])
         #expect(album.contains("\"_version\" INTEGER NOT NULL DEFAULT 1"))
-        #expect(album.contains("\"owner\" INTEGER REFERENCES \"Person\"(\"_pk\") DEFERRABLE INITIALLY DEFERRED"))
+        #expect(album.contains("\"owner\" INTEGER REFERENCES \"Person\"(\"_pk\") ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"))
         #expect(!album.contains("\"listedBy\""), "an ordered to-many and its inverse use a join table")
         #expect(sql["_idx_Album_owner"] != nil)
 
@@ -65,7 +65,7 @@ import TroveTesting
         #expect(sql["_join_Person_friends"] != nil)
         #expect(sql["_join_Person_tags"] != nil)
         #expect(sql["_join_Tag_people"] == nil, "a many-to-many pair shares one join table")
-        let playlist = try #require(sql["_join_Album_listedBy"])
+        let playlist = try #require(sql["_join_Person_playlist"], "the ordered side owns the join table")
         #expect(playlist.contains("\"position\" INTEGER NOT NULL"))
 
         // Unique indexes, compound and scoped to a sub-entity.
@@ -85,6 +85,8 @@ import TroveTesting
         #expect(schema.relationshipStorage["Person.tags"] == .joinTable(name: "_join_Person_tags", sourceIsFirst: true))
         #expect(schema.relationshipStorage["Tag.people"] == .joinTable(name: "_join_Person_tags", sourceIsFirst: false))
         #expect(schema.relationshipStorage["Person.friends"] == .joinTable(name: "_join_Person_friends", sourceIsFirst: true))
+        #expect(schema.relationshipStorage["Person.playlist"] == .joinTable(name: "_join_Person_playlist", sourceIsFirst: true))
+        #expect(schema.relationshipStorage["Album.listedBy"] == .joinTable(name: "_join_Person_playlist", sourceIsFirst: false))
     }
 
     @Test func durabilityIsFullByDefaultAndNormalOnRequest() throws {

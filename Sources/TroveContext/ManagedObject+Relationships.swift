@@ -1,0 +1,113 @@
+import TroveModel
+
+/// Reading and changing relationships. Setting one side sets the other at once: after
+/// `try photo.setRelatedObject(ann, forKey: "whoTook")`, `ann`'s `photos` holds the photo and
+/// the photographer it had before no longer does. A fault (a relationship not read yet) is
+/// loaded from the store the first time it is touched, in one query.
+extension ManagedObject {
+    /// The object a to-one relationship holds, or `nil`.
+    /// - Throws: ``ObjectError`` `.unknownKey` (also for a to-many key), `.notInContext`, or the store's error.
+    public func relatedObject(forKey key: String) throws -> ManagedObject? {
+        let (context, index) = try relationship(key, toMany: false)
+        return try context.loadedState(of: self, at: index).objectIDs.first.map { try context.object(with: $0) }
+    }
+
+    /// The objects a to-many relationship holds: in order for an ordered relationship, else in
+    /// the order they were stored or added.
+    /// - Throws: ``ObjectError`` `.unknownKey` (also for a to-one key), `.notInContext`, or the store's error.
+    public func relatedObjects(forKey key: String) throws -> [ManagedObject] {
+        let (context, index) = try relationship(key, toMany: true)
+        return try context.relatedIDs(of: self, at: index).map { try context.object(with: $0) }
+    }
+
+    /// Sets a to-one relationship to `object` (or to nothing), and its inverse.
+    /// - Throws: ``ObjectError`` for an unknown key, an object of the wrong entity, of another
+    ///   context, or deleted.
+    public func setRelatedObject(_ object: ManagedObject?, forKey key: String) throws {
+        let (context, index) = try relationship(key, toMany: false, changing: true)
+        if let object {
+            try checkDestination(object, of: index)
+            try context.link(self, index, to: object)
+        } else if let current = try context.loadedState(of: self, at: index).objectIDs.first {
+            try context.unlink(self, index, from: try context.object(with: current))
+        }
+    }
+
+    /// Makes a to-many relationship hold exactly `objects` (in that order when ordered), and
+    /// keeps the inverses: objects left out are unlinked, not deleted.
+    public func setRelatedObjects(_ objects: [ManagedObject], forKey key: String) throws {
+        let (context, index) = try relationship(key, toMany: true, changing: true)
+        for object in objects { try checkDestination(object, of: index) }
+        let keep = Set(objects.map(\.objectID))
+        for id in try context.relatedIDs(of: self, at: index) where !keep.contains(id) {
+            try context.unlink(self, index, from: try context.object(with: id))
+        }
+        for (position, object) in objects.enumerated() {
+            try context.link(self, index, to: object, at: entity.relationships[index].isOrdered ? position : nil)
+        }
+    }
+
+    /// Adds `object` to a to-many relationship (at the end of an ordered one).
+    public func addRelatedObject(_ object: ManagedObject, forKey key: String) throws {
+        let (context, index) = try relationship(key, toMany: true, changing: true)
+        try checkDestination(object, of: index)
+        try context.link(self, index, to: object)
+    }
+
+    /// Inserts `object` at `position` of an ordered to-many relationship, or moves it there if
+    /// the relationship holds it already.
+    /// - Throws: ``ObjectError`` `.unknownKey` when the relationship is not ordered, or
+    ///   `.typeMismatch` when `position` is out of range.
+    public func insertRelatedObject(_ object: ManagedObject, at position: Int, forKey key: String) throws {
+        let (context, index) = try relationship(key, toMany: true, changing: true)
+        guard entity.relationships[index].isOrdered else {
+            throw ObjectError(.unknownKey, "\(entity.name).\(key) is not ordered; use addRelatedObject(_:forKey:)")
+        }
+        try checkDestination(object, of: index)
+        let count = try context.relatedIDs(of: self, at: index).count
+        guard position >= 0, position <= count else {
+            throw ObjectError(.typeMismatch, "position \(position) is outside \(entity.name).\(key), which holds \(count) objects")
+        }
+        try context.link(self, index, to: object, at: position)
+    }
+
+    /// Removes `object` from a to-many relationship (it is unlinked, not deleted).
+    public func removeRelatedObject(_ object: ManagedObject, forKey key: String) throws {
+        let (context, index) = try relationship(key, toMany: true, changing: true)
+        try context.unlink(self, index, from: object)
+    }
+
+    // MARK: Checks
+
+    /// The context and the position of relationship `key`, checked to be of the right kind.
+    private func relationship(_ key: String, toMany: Bool, changing: Bool = false) throws -> (ObjectContext, Int) {
+        guard let index = entity.relationshipIndex(named: key) else {
+            let known = entity.relationships.map(\.name).joined(separator: ", ")
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no relationship '\(key)'; its relationships are: \(known)")
+        }
+        guard entity.relationships[index].isToMany == toMany else {
+            let (kind, use) = toMany ? ("to-one", "relatedObject(forKey:)") : ("to-many", "relatedObjects(forKey:)")
+            throw ObjectError(.unknownKey, "\(entity.name).\(key) is a \(kind) relationship; use \(use) and its family")
+        }
+        guard let context else {
+            throw ObjectError(.notInContext, "\(objectID) is not in a context (it was reset, rolled back or deleted); fetch it again")
+        }
+        if changing && isDeleted {
+            throw ObjectError(.objectDeleted, "cannot change \(entity.name).\(key) of \(objectID): the object is deleted")
+        }
+        return (context, index)
+    }
+
+    private func checkDestination(_ object: ManagedObject, of index: Int) throws {
+        let relationship = entity.relationships[index]
+        guard let context else { return }
+        try context.checkOwnership(object)
+        guard let destination = context.model.entity(named: relationship.destination), object.entity.isKind(of: destination) else {
+            throw ObjectError(.typeMismatch,
+                "\(entity.name).\(relationship.name) holds \(relationship.destination) objects, not \(object.entity.name)")
+        }
+        guard !object.isDeleted else {
+            throw ObjectError(.objectDeleted, "cannot link \(object.objectID) to \(entity.name).\(relationship.name): it is deleted")
+        }
+    }
+}
