@@ -68,7 +68,7 @@ struct PredicateParser {
             throw syntax("unexpected '\(current.text)' after a complete condition (join conditions with AND or OR)", at: current)
         }
         guard argumentIndex == arguments.count else {
-            throw PredicateError(.argument, "\(arguments.count) arguments given, but the format uses \(argumentIndex)")
+            throw PredicateError(.argument, "\(arguments.count) argument\(arguments.count == 1 ? "" : "s") given, but the format uses \(argumentIndex)")
         }
         return node
     }
