@@ -6,6 +6,7 @@ import TroveModel
 // imports both, a type name needs the module's. One alias per module settles it.
 typealias Predicate = TroveModel.Predicate
 typealias PredicateError = TroveModel.PredicateError
+typealias SortDescriptor = TroveModel.SortDescriptor
 
 /// The lecture's Photographer/Photo model, with an attribute of every comparable type.
 enum PhotoModel {

@@ -160,8 +160,9 @@ struct PredicateChecker {
         }
     }
 
-    func firstKey(of relationship: Relationship) -> String {
-        model.entity(named: relationship.destination)?.attributes.first?.name ?? "name"
+    /// A key of the relationship's destination, to show in an example.
+    func firstKey(of relationship: Relationship?) -> String {
+        relationship.flatMap { model.entity(named: $0.destination) }?.attributes.first?.name ?? "name"
     }
 
     private func unbound(_ name: String, column: Int?) -> PredicateError {
