@@ -83,6 +83,15 @@ struct PredicateSyntaxErrorTests {
         #expect(error?.column == column)
     }
 
+    @Test(arguments: [("", "("), ("", "NOT "), ("", "!"), ("a IN ", "{"), ("", "SUBQUERY(p, $p, ")])
+    func deepNestingIsAnErrorNotAStackOverflow(prefix: String, opener: String) {
+        let format = prefix + String(repeating: opener, count: 100_000) + "a = 1"
+        let error = #expect(throws: PredicateError.self) { try Predicate(format: format) }
+        #expect(error?.message == "the predicate nests deeper than 100 levels")
+        let fine = String(repeating: "(", count: 99) + "a = 1" + String(repeating: ")", count: 99)
+        #expect(throws: Never.self) { try Predicate(format: fine) }
+    }
+
     /// Garbage never crashes: every prefix of some predicates, and random bytes, parse or throw.
     @Test func garbageThrowsInsteadOfCrashing() {
         let samples = [

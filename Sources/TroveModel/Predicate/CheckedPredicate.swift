@@ -22,19 +22,28 @@ public struct CheckedPredicate: Sendable, Hashable {
 
     /// A node of a checked predicate.
     public indirect enum Node: Sendable, Hashable {
+        /// `TRUEPREDICATE` or `FALSEPREDICATE`.
         case constant(Bool)
+        /// True when the operand is false (two-valued: nil comparisons are false, not unknown).
         case not(Node)
+        /// True when every part is.
         case and([Node])
+        /// True when some part is.
         case or([Node])
+        /// A comparison of two operands.
         case comparison(Comparison)
     }
 
     /// A checked comparison. A key path with a to-many step is only ever the left operand of
     /// a comparison whose ``modifier`` is not ``Predicate/Modifier/direct``.
     public struct Comparison: Sendable, Hashable {
+        /// How the values of a to-many left key path are quantified.
         public var modifier: Predicate.Modifier
+        /// The left operand; the only one that may go through a to-many relationship.
         public var left: Operand
+        /// The operator.
         public var op: Predicate.Operator
+        /// `[c]` and `[d]`; only ever set when both operands are strings.
         public var options: StringOptions
         /// For `IN` a ``Operand/list(_:)``; for `BETWEEN` a list of exactly two values.
         public var right: Operand
@@ -83,11 +92,15 @@ public struct ResolvedKeyPath: Sendable, Hashable, CustomStringConvertible {
     public struct Step: Sendable, Hashable {
         /// What the key names.
         public enum Kind: Sendable, Hashable {
+            /// An attribute: always the last step.
             case attribute(Attribute)
+            /// A to-one relationship.
             case toOne(Relationship)
+            /// A to-many relationship: at most one per path.
             case toMany(Relationship)
         }
 
+        /// What the key names.
         public let kind: Kind
         /// The key as a ``PredicateSubject`` is asked for it.
         public let key: PredicateKey

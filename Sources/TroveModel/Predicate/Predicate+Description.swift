@@ -11,6 +11,7 @@ extension Predicate: CustomStringConvertible {
 }
 
 extension Predicate.Node: CustomStringConvertible {
+    /// The node in canonical format.
     public var description: String {
         switch self {
         case .constant(let value): value ? "TRUEPREDICATE" : "FALSEPREDICATE"
@@ -39,6 +40,7 @@ extension Predicate.Node: CustomStringConvertible {
 }
 
 extension Predicate.Comparison: CustomStringConvertible {
+    /// The comparison in canonical format.
     public var description: String {
         let modifierText = modifier == .direct ? "" : modifier.rawValue + " "
         return modifierText + left.description + " " + op.rawValue + options.formatSuffix + " " + right.description
@@ -46,6 +48,7 @@ extension Predicate.Comparison: CustomStringConvertible {
 }
 
 extension Predicate.Expression: CustomStringConvertible {
+    /// The operand in canonical format.
     public var description: String {
         switch self {
         case .value(let value): Self.literal(value)

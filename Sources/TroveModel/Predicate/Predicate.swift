@@ -12,6 +12,11 @@
 ///
 /// Two predicates are equal when their trees are equal; the text they were parsed from and the
 /// columns of their parts are kept only to point at errors.
+///
+/// > Note: Foundation declares generic `Predicate`, `PredicateError` and `SortDescriptor`
+/// > types. `try Predicate(format:)` resolves to this type, but in a file that imports
+/// > Foundation a type annotation must say `TroveModel.Predicate`; a module can declare
+/// > `typealias Predicate = TroveModel.Predicate` once instead.
 public struct Predicate: Sendable, Hashable {
     /// The tree of the condition.
     public var root: Node
@@ -22,9 +27,6 @@ public struct Predicate: Sendable, Hashable {
         self.root = root
         self.format = format
     }
-
-    /// The predicate that every object matches (`TRUEPREDICATE`).
-    public static let truePredicate = Predicate(root: .constant(true), format: nil)
 
     public static func == (lhs: Predicate, rhs: Predicate) -> Bool { lhs.root == rhs.root }
     public func hash(into hasher: inout Hasher) { hasher.combine(root) }
@@ -101,18 +103,27 @@ public struct Predicate: Sendable, Hashable {
 
     /// A comparison operator, named as the canonical format spells it.
     public enum Operator: String, Sendable, Hashable, CaseIterable {
+        /// `=` or `==`: equal; nil equals nil only.
         case equal = "=="
+        /// `!=` or `<>`: not equal; nil differs from every value.
         case notEqual = "!="
+        /// `<`: false when either side is nil.
         case less = "<"
+        /// `<=` or `=<`.
         case lessOrEqual = "<="
+        /// `>`.
         case greater = ">"
+        /// `>=` or `=>`.
         case greaterOrEqual = ">="
         /// `x BETWEEN {low, high}`: `low <= x <= high`.
         case between = "BETWEEN"
         /// `x IN {a, b}` or `x IN %@` with an array: `x` equals one of them.
         case `in` = "IN"
+        /// The left string contains the right one (every string contains `""`).
         case contains = "CONTAINS"
+        /// The left string starts with the right one.
         case beginsWith = "BEGINSWITH"
+        /// The left string ends with the right one.
         case endsWith = "ENDSWITH"
         /// Whole-string match with wildcards `*` (any run) and `?` (one character); see
         /// ``PredicateText/like(_:pattern:options:)``.
@@ -204,7 +215,9 @@ public struct Predicate: Sendable, Hashable {
 
 /// Options of a string comparison: `[c]` case-insensitive, `[d]` diacritic-insensitive.
 public struct StringOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits: 1 for `[c]`, 2 for `[d]` (how the SQL side passes them to its functions).
     public let rawValue: UInt8
+    /// Options from their bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// `[c]`: full Unicode case folding (`Straße` matches `STRASSE`).

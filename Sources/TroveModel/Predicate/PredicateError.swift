@@ -34,6 +34,7 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
         /// A `MATCHES` pattern is not a valid regular expression.
         public static let invalidRegex = Code(.invalidRegex)
 
+        /// The code's name, such as `unknownKey`.
         public var description: String { raw.rawValue }
     }
 
@@ -58,6 +59,7 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
         self.suggestions = suggestions
     }
 
+    /// The message for a person: kind, column, what is wrong, and the text with a caret.
     public var description: String {
         var head = code == .syntax ? "syntax error" : "invalid predicate"
         if let column { head += " at column \(column)" }

@@ -53,6 +53,10 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// The `SUBQUERY` variables in scope, innermost last.
     private var scope: [String] = []
+    /// How deep `NOT`, parentheses, lists and `SUBQUERY`s nest here; bounded so that hostile
+    /// input cannot exhaust the stack of the parser, the checker or the evaluators.
+    private var depth = 0
+    static let maximumDepth = 100
 
     init(format: String, arguments: [PredicateArgumentValue]) throws(PredicateError) {
         self.tokens = try PredicateLexer.tokens(of: format)
@@ -121,10 +125,20 @@ struct PredicateParser {
         return .and(parts.flatMap { if case .and(let inner) = $0 { inner } else { [$0] } })
     }
 
+    /// Counts one more level of nesting at `token`; pair with `depth -= 1`.
+    private mutating func nest(at token: PredicateToken) throws(PredicateError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw syntax("the predicate nests deeper than \(Self.maximumDepth) levels", at: token)
+        }
+    }
+
     private mutating func notExpression() throws(PredicateError) -> Predicate.Node {
         if current.isKeyword("NOT") || current.isSymbol("!") {
             let joiner = advance()
             try requireCondition(after: joiner)
+            try nest(at: joiner)
+            defer { depth -= 1 }
             return .not(try notExpression())
         }
         return try primary()
@@ -138,6 +152,8 @@ struct PredicateParser {
     private mutating func primary() throws(PredicateError) -> Predicate.Node {
         if current.isSymbol("(") {
             let open = advance()
+            try nest(at: open)
+            defer { depth -= 1 }
             let node = try orExpression()
             try expect(")", "expected ')' to close the '(' at column \(open.column)")
             return node
@@ -267,6 +283,8 @@ struct PredicateParser {
 
     private mutating func list() throws(PredicateError) -> Predicate.Expression {
         let open = advance()
+        try nest(at: open)
+        defer { depth -= 1 }
         var items: [Predicate.Expression] = []
         if current.isSymbol("}") { _ = advance(); return .list(items) }
         while true {
@@ -342,6 +360,8 @@ struct PredicateParser {
 
     private mutating func subquery() throws(PredicateError) -> Predicate.Expression {
         let start = advance()
+        try nest(at: start)
+        defer { depth -= 1 }
         try expect("(", "expected '(' after SUBQUERY")
         let collectionToken = current
         let collection: Predicate.KeyPath
