@@ -1,0 +1,206 @@
+import Foundation
+
+extension CheckedPredicate {
+    /// Whether `subject` (an object of ``entityName`` or a sub-entity) matches, with the meaning
+    /// stated on ``CheckedPredicate``.
+    public func evaluate(with subject: some PredicateSubject) -> Bool {
+        PredicateEvaluator(bindings: []).matches(root, subject)
+    }
+}
+
+/// Evaluates a checked tree over ``PredicateSubject``s; `bindings` are the `SUBQUERY`
+/// elements in reach, innermost last.
+struct PredicateEvaluator {
+    var bindings: [(name: String, subject: any PredicateSubject)]
+
+    func matches(_ node: CheckedPredicate.Node, _ subject: any PredicateSubject) -> Bool {
+        switch node {
+        case .constant(let value): value
+        case .not(let operand): !matches(operand, subject)
+        case .and(let parts): parts.allSatisfy { matches($0, subject) }
+        case .or(let parts): parts.contains { matches($0, subject) }
+        case .comparison(let comparison): matches(comparison, subject)
+        }
+    }
+
+    private func matches(_ comparison: CheckedPredicate.Comparison, _ subject: any PredicateSubject) -> Bool {
+        let right = operand(comparison.right, subject)
+        func test(_ left: AttributeValue) -> Bool {
+            Self.compare(left, comparison.op, right, options: comparison.options)
+        }
+        guard comparison.modifier != .direct, case .keyPath(let path) = comparison.left else {
+            return test(value(of: comparison.left, subject))
+        }
+        let values = manyValues(of: path, subject)
+        switch comparison.modifier {
+        case .any: return values.contains(where: test)
+        case .all: return values.allSatisfy(test)
+        case .none, .direct: return !values.contains(where: test)
+        }
+    }
+
+    // MARK: Operands
+
+    /// A right operand: one value, or the values of a list.
+    private enum Evaluated {
+        case one(AttributeValue)
+        case list([AttributeValue])
+    }
+
+    private func operand(_ operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) -> Evaluated {
+        if case .list(let values) = operand { return .list(values) }
+        return .one(value(of: operand, subject))
+    }
+
+    private func value(of operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) -> AttributeValue {
+        switch operand {
+        case .value(let value): value
+        case .list: .null
+        case .keyPath(let path): value(of: path, subject)
+        case .aggregate(let function, let collection, let key): aggregate(function, elements(of: collection, subject), key: key)
+        }
+    }
+
+    /// The value at the end of a path without to-many steps; an object present at the end of a
+    /// to-one path reads as `true` (only ever compared with nil).
+    func value(of path: ResolvedKeyPath, _ subject: any PredicateSubject) -> AttributeValue {
+        guard var current = start(of: path, subject) else { return .null }
+        for step in path.steps {
+            switch (step.kind, current.predicateValue(for: step.key)) {
+            case (.attribute, .value(let value)):
+                return value
+            case (.toOne, .object(let object?)):
+                current = object
+            default:
+                return .null
+            }
+        }
+        return .boolean(true)
+    }
+
+    /// Every value at the end of a path with one to-many step (nil for a missing to-one).
+    private func manyValues(of path: ResolvedKeyPath, _ subject: any PredicateSubject) -> [AttributeValue] {
+        guard let split = path.toManyStepIndex else { return [value(of: path, subject)] }
+        let elements = objects(along: path.steps[...split], from: start(of: path, subject))
+        let rest = ResolvedKeyPath(variable: nil, entityName: "", steps: Array(path.steps[(split + 1)...]))
+        return elements.map { value(of: rest, $0) }
+    }
+
+    private func start(of path: ResolvedKeyPath, _ subject: any PredicateSubject) -> (any PredicateSubject)? {
+        guard let variable = path.variable else { return subject }
+        return bindings.last { $0.name == variable }?.subject
+    }
+
+    /// The objects reached by to-one steps then a final to-many step.
+    private func objects(along steps: ArraySlice<ResolvedKeyPath.Step>, from start: (any PredicateSubject)?) -> [any PredicateSubject] {
+        guard var current = start else { return [] }
+        for step in steps {
+            switch current.predicateValue(for: step.key) {
+            case .object(let object?) where !step.isToMany: current = object
+            case .objects(let objects) where step.isToMany: return objects
+            default: return []
+            }
+        }
+        return []
+    }
+
+    // MARK: Aggregates
+
+    private func elements(of collection: CheckedPredicate.Collection, _ subject: any PredicateSubject) -> [any PredicateSubject] {
+        switch collection {
+        case .keyPath(let path):
+            return objects(along: path.steps[...], from: start(of: path, subject))
+        case .subquery(let subquery):
+            let all = objects(along: subquery.collection.steps[...], from: start(of: subquery.collection, subject))
+            return all.filter { element in
+                var inner = self
+                inner.bindings.append((subquery.variable, element))
+                return inner.matches(subquery.predicate, subject)
+            }
+        }
+    }
+
+    private func aggregate(_ function: Predicate.Aggregate, _ elements: [any PredicateSubject], key: ResolvedKeyPath?) -> AttributeValue {
+        guard function != .count, let key else { return .integer(Int64(elements.count)) }
+        let values = elements.map { value(of: key, $0) }.filter { !$0.isNull }
+        switch function {
+        case .count:
+            return .integer(Int64(elements.count))
+        case .min, .max:
+            let wanted: ComparisonResult = function == .min ? .orderedAscending : .orderedDescending
+            return values.reduce(AttributeValue.null) { best, next in
+                best.isNull || PredicateValueOrder.order(next, best, options: []) == wanted ? next : best
+            }
+        case .sum:
+            return Self.sum(values, zero: Self.zero(for: key.attribute?.type))
+        case .avg:
+            guard !values.isEmpty else { return .null }
+            switch Self.sum(values, zero: key.attribute?.type == .decimal ? .decimal(0) : .double(0)) {
+            case .decimal(let total) where key.attribute?.type == .decimal: return .decimal(total / Decimal(values.count))
+            case let total: return total.numericDouble.map { .double($0 / Double(values.count)) } ?? .null
+            }
+        }
+    }
+
+    private static func zero(for type: AttributeType?) -> AttributeValue {
+        switch type {
+        case .double?, .float?: .double(0)
+        case .decimal?: .decimal(0)
+        default: .integer(0)
+        }
+    }
+
+    /// The sum in the kind of `zero`: integers stay exact (a double past overflow), decimals
+    /// stay decimal.
+    private static func sum(_ values: [AttributeValue], zero: AttributeValue) -> AttributeValue {
+        values.reduce(zero) { total, next in
+            switch (total, next) {
+            case (.integer(let a), .integer(let b)):
+                let (result, overflow) = a.addingReportingOverflow(b)
+                return overflow ? .double(Double(a) + Double(b)) : .integer(result)
+            case (.decimal(let a), .decimal(let b)): return .decimal(a + b)
+            case (.decimal(let a), .integer(let b)): return .decimal(a + Decimal(b))
+            case (.decimal(let a), .double(let b)): return .decimal(a + Decimal(b))
+            default: return .double((total.numericDouble ?? 0) + (next.numericDouble ?? 0))
+            }
+        }
+    }
+
+    // MARK: Comparing
+
+    private static func compare(_ left: AttributeValue, _ op: Predicate.Operator, _ right: Evaluated, options: StringOptions) -> Bool {
+        switch (op, right) {
+        case (.in, .list(let values)):
+            return values.contains { PredicateValueOrder.equal(left, $0, options: options) }
+        case (.between, .list(let bounds)):
+            guard bounds.count == 2,
+                  let low = PredicateValueOrder.order(left, bounds[0], options: options),
+                  let high = PredicateValueOrder.order(left, bounds[1], options: options) else { return false }
+            return low != .orderedAscending && high != .orderedDescending
+        case (_, .list):
+            return false
+        case (.equal, .one(let value)):
+            return PredicateValueOrder.equal(left, value, options: options)
+        case (.notEqual, .one(let value)):
+            return !PredicateValueOrder.equal(left, value, options: options)
+        case (.less, .one(let value)), (.lessOrEqual, .one(let value)), (.greater, .one(let value)), (.greaterOrEqual, .one(let value)):
+            guard let order = PredicateValueOrder.order(left, value, options: options) else { return false }
+            switch op {
+            case .less: return order == .orderedAscending
+            case .lessOrEqual: return order != .orderedDescending
+            case .greater: return order == .orderedDescending
+            default: return order != .orderedAscending
+            }
+        case (_, .one(let value)):
+            guard let text = left.text, let operand = value.text else { return false }
+            switch op {
+            case .contains: return PredicateText.contains(text, operand, options: options)
+            case .beginsWith: return PredicateText.hasPrefix(text, operand, options: options)
+            case .endsWith: return PredicateText.hasSuffix(text, operand, options: options)
+            case .like: return PredicateText.like(text, pattern: operand, options: options)
+            case .matches: return PredicateText.matches(text, regex: operand, options: options)
+            default: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,309 @@
+/// A condition on objects, written in Apple's predicate language and parsed into a tree.
+///
+/// ```swift
+/// let recent = try Predicate(format: "whoTook.name = %@ AND views > %d", "Ada", 10)
+/// let checked = try recent.checked(for: photo, in: model)
+/// let matches = checked.evaluate(with: somePhoto)
+/// ```
+/// Format arguments (`%@`, `%K`, …) are bound while parsing; `$NAME` variables are bound later
+/// with ``substituting(_:)``. A predicate means nothing until it is checked against an entity
+/// (``checked(for:in:)``): checking resolves key paths, types constants and reports errors; the
+/// result is what the in-memory evaluator and the SQL compiler consume.
+///
+/// Two predicates are equal when their trees are equal; the text they were parsed from and the
+/// columns of their parts are kept only to point at errors.
+///
+/// > Note: Foundation declares generic `Predicate`, `PredicateError` and `SortDescriptor`
+/// > types. `try Predicate(format:)` resolves to this type, but in a file that imports
+/// > Foundation a type annotation must say `TroveModel.Predicate`; a module can declare
+/// > `typealias Predicate = TroveModel.Predicate` once instead.
+public struct Predicate: Sendable, Hashable {
+    /// The tree of the condition.
+    public var root: Node
+    /// The text this predicate was parsed from, if any; used to draw carets under errors.
+    public var format: String?
+
+    init(root: Node, format: String?) {
+        self.root = root
+        self.format = format
+    }
+
+    public static func == (lhs: Predicate, rhs: Predicate) -> Bool { lhs.root == rhs.root }
+    public func hash(into hasher: inout Hasher) { hasher.combine(root) }
+
+    // MARK: Tree
+
+    /// A node of a predicate: a constant, a combination of predicates, or a comparison.
+    public indirect enum Node: Sendable, Hashable {
+        /// `TRUEPREDICATE` or `FALSEPREDICATE`.
+        case constant(Bool)
+        /// `NOT p`.
+        case not(Node)
+        /// `p AND q AND …` (two or more, flattened).
+        case and([Node])
+        /// `p OR q OR …` (two or more, flattened).
+        case or([Node])
+        /// `left op right`, with an optional `ANY`/`ALL`/`NONE` modifier.
+        case comparison(Comparison)
+    }
+
+    /// A comparison such as `ANY photos.title CONTAINS[c] "sun"`.
+    public struct Comparison: Sendable, Hashable {
+        /// How a to-many left key path is quantified; ``Modifier/direct`` for a single value.
+        public var modifier: Modifier
+        /// The left operand.
+        public var left: Expression
+        /// The operator.
+        public var op: Operator
+        /// `[c]`, `[d]`, `[cd]` after the operator.
+        public var options: StringOptions
+        /// The right operand.
+        public var right: Expression
+        /// The 1-based column of the operator in ``Predicate/format``; not part of equality.
+        public var column: Int?
+
+        /// A comparison; `column` only locates errors.
+        public init(
+            _ left: Expression, _ op: Operator, _ right: Expression, modifier: Modifier = .direct,
+            options: StringOptions = [], column: Int? = nil
+        ) {
+            self.modifier = modifier
+            self.left = left
+            self.op = op
+            self.options = options
+            self.right = right
+            self.column = column
+        }
+
+        public static func == (lhs: Comparison, rhs: Comparison) -> Bool {
+            lhs.modifier == rhs.modifier && lhs.left == rhs.left && lhs.op == rhs.op
+                && lhs.options == rhs.options && lhs.right == rhs.right
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(modifier)
+            hasher.combine(left)
+            hasher.combine(op)
+            hasher.combine(options)
+            hasher.combine(right)
+        }
+    }
+
+    /// How a comparison treats a left key path that reaches many values.
+    public enum Modifier: String, Sendable, Hashable, CaseIterable {
+        /// The left operand is one value.
+        case direct = ""
+        /// True when some value matches (`ANY`, also spelled `SOME`); false for none.
+        case any = "ANY"
+        /// True when every value matches, and for none (`ALL`).
+        case all = "ALL"
+        /// True when no value matches, and for none (`NONE`, that is `NOT ANY`).
+        case none = "NONE"
+    }
+
+    /// A comparison operator, named as the canonical format spells it.
+    public enum Operator: String, Sendable, Hashable, CaseIterable {
+        /// `=` or `==`: equal; nil equals nil only.
+        case equal = "=="
+        /// `!=` or `<>`: not equal; nil differs from every value.
+        case notEqual = "!="
+        /// `<`: false when either side is nil.
+        case less = "<"
+        /// `<=` or `=<`.
+        case lessOrEqual = "<="
+        /// `>`.
+        case greater = ">"
+        /// `>=` or `=>`.
+        case greaterOrEqual = ">="
+        /// `x BETWEEN {low, high}`: `low <= x <= high`.
+        case between = "BETWEEN"
+        /// `x IN {a, b}` or `x IN %@` with an array: `x` equals one of them.
+        case `in` = "IN"
+        /// The left string contains the right one (every string contains `""`).
+        case contains = "CONTAINS"
+        /// The left string starts with the right one.
+        case beginsWith = "BEGINSWITH"
+        /// The left string ends with the right one.
+        case endsWith = "ENDSWITH"
+        /// Whole-string match with wildcards `*` (any run) and `?` (one character); see
+        /// ``PredicateText/like(_:pattern:options:)``.
+        case like = "LIKE"
+        /// Whole-string regular expression match; see ``PredicateText/matches(_:regex:options:)``.
+        case matches = "MATCHES"
+
+        /// Whether the operator works on strings only.
+        public var isStringOperator: Bool {
+            switch self {
+            case .contains, .beginsWith, .endsWith, .like, .matches: true
+            default: false
+            }
+        }
+
+        /// Whether the operator orders its operands (`<`, `<=`, `>`, `>=`, `BETWEEN`).
+        public var isOrdering: Bool {
+            switch self {
+            case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: true
+            default: false
+            }
+        }
+    }
+
+    /// An operand of a comparison.
+    public indirect enum Expression: Sendable, Hashable {
+        /// A constant: a literal, or a value bound from an argument or a variable.
+        case value(AttributeValue)
+        /// `{a, b, …}`, or an array argument.
+        case list([Expression])
+        /// A key path: `title`, `whoTook.name`, `$p.views` inside a `SUBQUERY`.
+        case keyPath(KeyPath)
+        /// A `$NAME` placeholder not yet bound (see ``Predicate/substituting(_:)``).
+        case variable(String)
+        /// `collection.@count`, `collection.@avg.key`, …: a function over a to-many key path or a
+        /// `SUBQUERY`; `key` is the key path within each element (empty for `@count`).
+        case aggregate(Aggregate, of: Expression, key: [String])
+        /// `SUBQUERY(collection, $variable, predicate)`: the elements of `collection` matching
+        /// `predicate`, where `$variable` names each element. Appears under an aggregate.
+        case subquery(collection: KeyPath, variable: String, predicate: Node)
+    }
+
+    /// A path of keys, from the evaluated object or from a `SUBQUERY` variable.
+    public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+        /// The `SUBQUERY` variable the path starts from (`p` in `$p.views`), or `nil` for the
+        /// evaluated object.
+        public var variable: String?
+        /// The keys, in order.
+        public var keys: [String]
+        /// The 1-based column where the path starts in ``Predicate/format``; not part of equality.
+        public var column: Int?
+
+        /// A key path; `column` only locates errors.
+        public init(_ keys: [String], variable: String? = nil, column: Int? = nil) {
+            self.keys = keys
+            self.variable = variable
+            self.column = column
+        }
+
+        /// The dotted path as written (without `#` escapes).
+        public var description: String {
+            ((variable.map { ["$" + $0] } ?? []) + keys).joined(separator: ".")
+        }
+
+        public static func == (lhs: KeyPath, rhs: KeyPath) -> Bool {
+            lhs.variable == rhs.variable && lhs.keys == rhs.keys
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(variable)
+            hasher.combine(keys)
+        }
+    }
+
+    /// A function over the elements of a to-many key path.
+    public enum Aggregate: String, Sendable, Hashable, CaseIterable {
+        /// The number of elements (0 for none).
+        case count = "@count"
+        /// The sum of the non-nil values (0 for none).
+        case sum = "@sum"
+        /// The mean of the non-nil values (nil for none).
+        case avg = "@avg"
+        /// The least non-nil value (nil for none).
+        case min = "@min"
+        /// The greatest non-nil value (nil for none).
+        case max = "@max"
+    }
+}
+
+/// Options of a string comparison: `[c]` case-insensitive, `[d]` diacritic-insensitive.
+public struct StringOptions: OptionSet, Sendable, Hashable {
+    /// The options as bits: 1 for `[c]`, 2 for `[d]` (how the SQL side passes them to its functions).
+    public let rawValue: UInt8
+    /// Options from their bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// `[c]`: full Unicode case folding (`Straße` matches `STRASSE`).
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// `[d]`: combining marks removed after canonical decomposition (`é` matches `e`).
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+
+    /// The options as written after an operator: `""`, `"[c]"`, `"[d]"` or `"[cd]"`.
+    public var formatSuffix: String {
+        if isEmpty { return "" }
+        return "[" + (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "") + "]"
+    }
+}
+
+// MARK: - Variables
+
+extension Predicate {
+    /// The names of the `$NAME` variables still unbound (without `$`; `SUBQUERY` variables
+    /// are not listed).
+    public var variableNames: Set<String> {
+        var names: Set<String> = []
+        root.collectVariables(into: &names)
+        return names
+    }
+
+    /// This predicate with `$NAME` variables replaced by the values given for `NAME`.
+    ///
+    /// Values are taken as for `%@`: an array becomes a list (for `IN` and `BETWEEN`); a
+    /// `String` is a string value, never a key path. Names not used are ignored; a variable
+    /// left unbound makes ``checked(for:in:)`` throw.
+    public func substituting(_ variables: [String: any PredicateArgument]) -> Predicate {
+        let values = variables.mapValues { $0.predicateArgumentValue.expression }
+        return Predicate(root: root.substituting(values), format: format)
+    }
+}
+
+extension Predicate.Node {
+    func collectVariables(into names: inout Set<String>) {
+        switch self {
+        case .constant: break
+        case .not(let p): p.collectVariables(into: &names)
+        case .and(let ps), .or(let ps): for p in ps { p.collectVariables(into: &names) }
+        case .comparison(let c):
+            c.left.collectVariables(into: &names)
+            c.right.collectVariables(into: &names)
+        }
+    }
+
+    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Node {
+        switch self {
+        case .constant:
+            return self
+        case .not(let p):
+            return .not(p.substituting(values))
+        case .and(let ps):
+            return .and(ps.map { $0.substituting(values) })
+        case .or(let ps):
+            return .or(ps.map { $0.substituting(values) })
+        case .comparison(var c):
+            c.left = c.left.substituting(values)
+            c.right = c.right.substituting(values)
+            return .comparison(c)
+        }
+    }
+}
+
+extension Predicate.Expression {
+    func collectVariables(into names: inout Set<String>) {
+        switch self {
+        case .value, .keyPath: break
+        case .variable(let name): names.insert(name)
+        case .list(let items): for item in items { item.collectVariables(into: &names) }
+        case .aggregate(_, let collection, _): collection.collectVariables(into: &names)
+        case .subquery(_, _, let predicate): predicate.collectVariables(into: &names)
+        }
+    }
+
+    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Expression {
+        switch self {
+        case .value, .keyPath: self
+        case .variable(let name): values[name] ?? self
+        case .list(let items): .list(items.map { $0.substituting(values) })
+        case .aggregate(let function, let collection, let key):
+            .aggregate(function, of: collection.substituting(values), key: key)
+        case .subquery(let collection, let variable, let predicate):
+            .subquery(collection: collection, variable: variable, predicate: predicate.substituting(values))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+public import Foundation
+
+/// A value passed for a format specifier (`%@`, `%d`, `%K`, …) or bound to a `$VARIABLE`.
+///
+/// Every ``AttributeValueConvertible`` type listed below, ``AttributeValue``, optionals (nil is
+/// `nil`) and arrays or sets of these conform. A `String` given for `%K` is read as a key path;
+/// anywhere else it is a string value. To pass your own ``AttributeValueConvertible`` type,
+/// declare `extension MyType: PredicateArgument {}`.
+public protocol PredicateArgument: Sendable {
+    /// The argument as a value or a list of values.
+    var predicateArgumentValue: PredicateArgumentValue { get }
+}
+
+/// What a ``PredicateArgument`` stands for.
+public indirect enum PredicateArgumentValue: Sendable, Hashable {
+    /// A single value.
+    case value(AttributeValue)
+    /// A list, for `IN` and `BETWEEN`.
+    case list([PredicateArgumentValue])
+
+    var expression: Predicate.Expression {
+        switch self {
+        case .value(let v): .value(v)
+        case .list(let items): .list(items.map(\.expression))
+        }
+    }
+}
+
+extension PredicateArgument where Self: AttributeValueConvertible {
+    public var predicateArgumentValue: PredicateArgumentValue { .value(attributeValue) }
+}
+
+extension AttributeValue: PredicateArgument {
+    public var predicateArgumentValue: PredicateArgumentValue { .value(self) }
+}
+
+extension Optional: PredicateArgument where Wrapped: PredicateArgument {
+    public var predicateArgumentValue: PredicateArgumentValue {
+        map(\.predicateArgumentValue) ?? .value(.null)
+    }
+}
+
+extension Array: PredicateArgument where Element: PredicateArgument {
+    public var predicateArgumentValue: PredicateArgumentValue { .list(map(\.predicateArgumentValue)) }
+}
+
+extension Set: PredicateArgument where Element: PredicateArgument {
+    public var predicateArgumentValue: PredicateArgumentValue { .list(map(\.predicateArgumentValue)) }
+}
+
+extension String: PredicateArgument {}
+extension Int: PredicateArgument {}
+extension Int64: PredicateArgument {}
+extension Int32: PredicateArgument {}
+extension Int16: PredicateArgument {}
+extension Double: PredicateArgument {}
+extension Float: PredicateArgument {}
+extension Decimal: PredicateArgument {}
+extension Bool: PredicateArgument {}
+extension Date: PredicateArgument {}
+extension Data: PredicateArgument {}
+extension UUID: PredicateArgument {}
+extension URL: PredicateArgument {}
+extension Character: PredicateArgument {}
+extension JSONValue: PredicateArgument {}

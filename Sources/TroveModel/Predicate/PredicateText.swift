@@ -1,0 +1,192 @@
+public import Foundation
+import Synchronization
+
+/// The string functions behind `[c]`, `[d]`, `LIKE`, `MATCHES` and string sorting: one
+/// definition that both the in-memory evaluator and the SQL store (which registers them as
+/// SQLite functions) call, so both give the same answers.
+///
+/// Without options strings compare by their UTF-8 bytes, as SQLite's `BINARY` collation does:
+/// `"é"` precomposed and `"e\u{301}"` differ, and `CONTAINS`, `BEGINSWITH`, `ENDSWITH` search
+/// bytes. With `[c]` or `[d]` both sides are first passed through ``fold(_:options:)``.
+public enum PredicateText {
+    // MARK: Folding
+
+    /// The text as `[c]` and `[d]` compare it.
+    ///
+    /// With no options the text is returned unchanged. Otherwise it is decomposed (NFD);
+    /// `[c]` then applies full Unicode case folding (each scalar upper-cased, then lower-cased:
+    /// `ß` → `ss`, `ς` → `σ`, `İ` → `i̇`, `K` (Kelvin) → `k`); `[d]` then removes nonspacing
+    /// marks (`é` → `e`, and the dot of `İ`); the result is recomposed (NFC). Locale-independent
+    /// (no Turkish dotless-i rule).
+    public static func fold(_ text: String, options: StringOptions) -> String {
+        guard !options.isEmpty else { return text }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard options.contains(.caseInsensitive) else { return text }
+            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        }
+        var text = text.decomposedStringWithCanonicalMapping
+        if options.contains(.caseInsensitive) {
+            var folded = String.UnicodeScalarView()
+            for scalar in text.unicodeScalars {
+                for upper in scalar.properties.uppercaseMapping.unicodeScalars {
+                    folded.append(contentsOf: upper.properties.lowercaseMapping.unicodeScalars)
+                }
+            }
+            text = String(folded).decomposedStringWithCanonicalMapping
+        }
+        if options.contains(.diacriticInsensitive) {
+            text = String(text.unicodeScalars.filter { $0.properties.generalCategory != .nonspacingMark })
+        }
+        return text.precomposedStringWithCanonicalMapping
+    }
+
+    // MARK: Comparing
+
+    /// Orders two strings by their UTF-8 bytes (SQLite's `BINARY` collation), after folding
+    /// both with `options`.
+    public static func compare(_ a: String, _ b: String, options: StringOptions = []) -> ComparisonResult {
+        let a = fold(a, options: options), b = fold(b, options: options)
+        if a.utf8.elementsEqual(b.utf8) { return .orderedSame }
+        return a.utf8.lexicographicallyPrecedes(b.utf8) ? .orderedAscending : .orderedDescending
+    }
+
+    /// Orders strings as people expect in a list (the `localizedStandard` sort): ignoring case
+    /// and diacritics, and runs of ASCII digits by their numeric value (`"file2"` before
+    /// `"file10"`); ties fall back to ``compare(_:_:options:)`` without options.
+    /// Locale-independent, so a store's collation gives the same order.
+    public static func localizedStandardCompare(_ a: String, _ b: String) -> ComparisonResult {
+        let x = Array(fold(a, options: [.caseInsensitive, .diacriticInsensitive]).utf8)
+        let y = Array(fold(b, options: [.caseInsensitive, .diacriticInsensitive]).utf8)
+        func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+        var i = 0, j = 0
+        while i < x.count, j < y.count {
+            if isDigit(x[i]), isDigit(y[j]) {
+                let startX = i, startY = j
+                while i < x.count, isDigit(x[i]) { i += 1 }
+                while j < y.count, isDigit(y[j]) { j += 1 }
+                let digitsX = x[startX..<i].drop { $0 == 0x30 }, digitsY = y[startY..<j].drop { $0 == 0x30 }
+                if digitsX.count != digitsY.count { return digitsX.count < digitsY.count ? .orderedAscending : .orderedDescending }
+                if !digitsX.elementsEqual(digitsY) {
+                    return digitsX.lexicographicallyPrecedes(digitsY) ? .orderedAscending : .orderedDescending
+                }
+            } else {
+                if x[i] != y[j] { return x[i] < y[j] ? .orderedAscending : .orderedDescending }
+                i += 1
+                j += 1
+            }
+        }
+        if i < x.count || j < y.count { return i < x.count ? .orderedDescending : .orderedAscending }
+        return compare(a, b)
+    }
+
+    // MARK: Operators
+
+    /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` on folded UTF-8 bytes; the empty string is found
+    /// in every string (as SQLite's `instr` finds it).
+    static func contains(_ value: String, _ part: String, options: StringOptions) -> Bool {
+        let value = Array(fold(value, options: options).utf8), part = Array(fold(part, options: options).utf8)
+        guard !part.isEmpty else { return true }
+        guard part.count <= value.count else { return false }
+        return (0...(value.count - part.count)).contains { value[$0..<($0 + part.count)].elementsEqual(part) }
+    }
+
+    static func hasPrefix(_ value: String, _ prefix: String, options: StringOptions) -> Bool {
+        fold(value, options: options).utf8.starts(with: fold(prefix, options: options).utf8)
+    }
+
+    static func hasSuffix(_ value: String, _ suffix: String, options: StringOptions) -> Bool {
+        fold(value, options: options).utf8.reversed().starts(with: fold(suffix, options: options).utf8.reversed())
+    }
+
+    /// Whether `value` as a whole matches the `LIKE` pattern: `*` matches any run of
+    /// characters (also none), `?` exactly one character, `\` makes the next character literal;
+    /// everything else matches itself (after folding both with `options`). SQL's `%` and `_`
+    /// are ordinary characters here.
+    public static func like(_ value: String, pattern: String, options: StringOptions) -> Bool {
+        enum Piece: Equatable { case anyRun, one, literal(Character) }
+        var pieces: [Piece] = []
+        var escaping = false
+        for character in fold(pattern, options: options) {
+            if escaping {
+                pieces.append(.literal(character))
+                escaping = false
+            } else {
+                switch character {
+                case "\\": escaping = true
+                case "*": pieces.append(.anyRun)
+                case "?": pieces.append(.one)
+                default: pieces.append(.literal(character))
+                }
+            }
+        }
+        if escaping { pieces.append(.literal("\\")) }
+        let characters = Array(fold(value, options: options))
+        // Greedy match, backtracking only to the last `*`: O(n·m) at worst, no recursion.
+        var v = 0, p = 0, starPiece: Int?, starValue = 0
+        while v < characters.count {
+            if p < pieces.count, pieces[p] == .one || pieces[p] == .literal(characters[v]) {
+                v += 1
+                p += 1
+            } else if p < pieces.count, pieces[p] == .anyRun {
+                starPiece = p
+                starValue = v
+                p += 1
+            } else if let star = starPiece {
+                p = star + 1
+                starValue += 1
+                v = starValue
+            } else {
+                return false
+            }
+        }
+        while p < pieces.count, pieces[p] == .anyRun { p += 1 }
+        return p == pieces.count
+    }
+
+    /// Whether `value` as a whole matches the ICU regular expression `regex` (as
+    /// `NSRegularExpression` reads it). `[c]` makes the match case-insensitive; `[d]` removes
+    /// diacritics from both value and pattern first. An invalid pattern matches nothing (a
+    /// constant pattern is rejected earlier, when the predicate is checked).
+    /// > Note: Compiled patterns are cached (up to 128).
+    public static func matches(_ value: String, regex: String, options: StringOptions) -> Bool {
+        let diacritics: StringOptions = options.intersection(.diacriticInsensitive)
+        guard let expression = compiledRegex(fold(regex, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)) else {
+            return false
+        }
+        let value = fold(value, options: diacritics)
+        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+    }
+
+    /// Why `regex` is not a valid pattern, or `nil` when it is.
+    static func regexProblem(_ regex: String) -> String? {
+        do {
+            _ = try NSRegularExpression(pattern: regex)
+            return nil
+        } catch {
+            return "\"\(regex)\" is not a valid regular expression"
+        }
+    }
+
+    private struct RegexKey: Hashable {
+        var pattern: String
+        var caseInsensitive: Bool
+    }
+
+    private static let regexCache = Mutex<[RegexKey: NSRegularExpression]>([:])
+
+    /// The pattern anchored to the whole string, compiled once; `nil` when invalid.
+    private static func compiledRegex(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
+        let key = RegexKey(pattern: pattern, caseInsensitive: caseInsensitive)
+        if let cached = regexCache.withLock({ $0[key] }) { return cached }
+        // Compile the pattern alone first, so that `a)|(b` cannot pair with the anchoring group.
+        guard regexProblem(pattern) == nil,
+              let expression = try? NSRegularExpression(
+                pattern: "\\A(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        else { return nil }
+        regexCache.withLock { cache in
+            if cache.count >= 128 { cache.removeAll() }
+            cache[key] = expression
+        }
+        return expression
+    }
+}

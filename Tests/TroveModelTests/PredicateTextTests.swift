@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+import TroveModel
+
+/// The shared string functions: folding beyond ASCII, LIKE, MATCHES, ordering.
+struct PredicateTextTests {
+    @Test(arguments: [
+        ("Straße", [StringOptions.caseInsensitive], "strasse"),
+        ("STRASSE", [.caseInsensitive], "strasse"),
+        ("İstanbul", [.caseInsensitive], "i\u{307}stanbul"),
+        ("İstanbul", [.caseInsensitive, .diacriticInsensitive], "istanbul"),
+        ("ΟΔΟΣ", [.caseInsensitive], "οδοσ"),
+        ("οδος", [.caseInsensitive], "οδοσ"),
+        ("ﬁnance", [.caseInsensitive], "finance"),
+        ("\u{212A}elvin", [.caseInsensitive], "kelvin"),
+        ("Café", [.diacriticInsensitive], "Cafe"),
+        ("Cafe\u{301}", [.diacriticInsensitive], "Cafe"),
+        ("Cafe\u{301}", [.caseInsensitive], "caf\u{E9}"),
+        ("Ångström", [.caseInsensitive, .diacriticInsensitive], "angstrom"),
+        ("ÀÉÎÕÜ", [.caseInsensitive, .diacriticInsensitive], "aeiou"),
+        ("Øresund", [.caseInsensitive, .diacriticInsensitive], "øresund"),
+        ("Ελληνικά", [.caseInsensitive, .diacriticInsensitive], "ελληνικα"),
+        ("Hello", [], "Hello"),
+        ("HELLO 42!", [.caseInsensitive], "hello 42!"),
+        ("HELLO", [.diacriticInsensitive], "HELLO"),
+        ("👩‍👩‍👧 ABC", [.caseInsensitive], "👩‍👩‍👧 abc"),
+    ] as [(String, StringOptions, String)])
+    func fold(text: String, options: StringOptions, expected: String) {
+        let folded = PredicateText.fold(text, options: options)
+        #expect(Array(folded.unicodeScalars) == Array(expected.unicodeScalars))
+    }
+
+    @Test func foldingMakesCanonicalEquivalentsEqual() {
+        #expect(PredicateText.compare("Café", "Cafe\u{301}") != .orderedSame)
+        #expect(PredicateText.compare("Café", "CAFE\u{301}", options: .caseInsensitive) == .orderedSame)
+        #expect(PredicateText.compare("Straße", "STRASSE", options: .caseInsensitive) == .orderedSame)
+        #expect(PredicateText.compare("Straße", "STRASSE") == .orderedDescending)
+    }
+
+    @Test(arguments: [
+        ("abc", "abc", [], true),
+        ("abc", "a*", [], true),
+        ("abc", "*c", [], true),
+        ("abc", "*b*", [], true),
+        ("abc", "a?c", [], true),
+        ("abc", "a??c", [], false),
+        ("abc", "ab", [], false),
+        ("", "*", [], true),
+        ("", "?", [], false),
+        ("ABC", "a*", [], false),
+        ("ABC", "a*", [.caseInsensitive], true),
+        ("Straße", "STRA*SE", [.caseInsensitive], true),
+        ("Café", "cafe", [.caseInsensitive, .diacriticInsensitive], true),
+        ("é", "?", [], true),
+        ("e\u{301}", "?", [], true),
+        ("👩‍👩‍👧", "?", [], true),
+        ("100%", "100%", [], true),
+        ("1000", "100%", [], false),
+        ("a_b", "a_b", [], true),
+        ("axb", "a_b", [], false),
+        ("a*b", "a\\*b", [], true),
+        ("axb", "a\\*b", [], false),
+        ("a?", "a\\?", [], true),
+        ("a\\", "a\\", [], true),
+        ("mississippi", "*sip*", [], true),
+        ("mississippi", "m*iss*ppi", [], true),
+        ("mississippi", "m*x*", [], false),
+    ] as [(String, String, StringOptions, Bool)])
+    func like(value: String, pattern: String, options: StringOptions, expected: Bool) {
+        #expect(PredicateText.like(value, pattern: pattern, options: options) == expected)
+    }
+
+    @Test func likeIsLinearEnoughForLongHostileInput() {
+        let value = String(repeating: "a", count: 10_000)
+        #expect(!PredicateText.like(value, pattern: String(repeating: "*a", count: 50) + "b", options: []))
+        #expect(PredicateText.like(value, pattern: "*a*a*", options: .caseInsensitive))
+    }
+
+    @Test(arguments: [
+        ("abc", "abc", [], true),
+        ("abc", "b", [], false),
+        ("abc", "a|ab|abc", [], true),
+        ("ab", "a|ab", [], true),
+        ("ABC", "[a-z]+", [], false),
+        ("ABC", "[a-z]+", [.caseInsensitive], true),
+        ("Café", "Cafe", [.diacriticInsensitive], true),
+        ("line\nbreak", "line.break", [], false),
+        ("abc\n", "abc", [], false),
+        ("abc", "a)|(b", [], false),
+        ("abc", "(", [], false),
+        ("Straße", "stra(ss|ß)e", [.caseInsensitive], true),
+    ] as [(String, String, StringOptions, Bool)])
+    func matches(value: String, regex: String, options: StringOptions, expected: Bool) {
+        #expect(PredicateText.matches(value, regex: regex, options: options) == expected)
+    }
+
+    @Test func localizedStandardOrder() {
+        let names = ["file10", "File2", "file1", "éclair", "Eclair", "apple", "file02", "Zebra", ""]
+        let sorted = names.sorted { PredicateText.localizedStandardCompare($0, $1) == .orderedAscending }
+        #expect(sorted == ["", "apple", "Eclair", "éclair", "file1", "File2", "file02", "file10", "Zebra"])
+    }
+
+    @Test func predicatesUseTheSameFolding() throws {
+        let library = try PhotoLibrary()
+        #expect(try library.ids("Photo", "title CONTAINS[c] %@", "STRASSE") == ["p1"])
+        #expect(try library.ids("Photo", "title CONTAINS %@", "STRASSE") == [])
+        #expect(try library.ids("Photo", "title BEGINSWITH[c] %@", "i\u{307}stanbul") == ["p4"])
+        #expect(try library.ids("Photo", "title BEGINSWITH[c] %@", "istanbul") == [])
+        #expect(try library.ids("Photo", "title BEGINSWITH[cd] %@", "ISTANBUL") == ["p4"])
+        #expect(try library.ids("Photo", "title ==[d] %@", "Cafe Noir") == ["p2"])
+        #expect(try library.ids("Photo", "title ==[d] %@", "Cafe\u{301} Noir") == ["p2"])
+        #expect(try library.ids("Photo", "title == %@", "Cafe\u{301} Noir") == [])
+        #expect(try library.ids("Photo", "title LIKE[cd] %@", "*STRASSE") == ["p1"])
+    }
+}
