@@ -14,7 +14,7 @@ struct StoreReport {
         self.model = store.model
         var counts: [String: Int] = [:]
         for entity in store.model.entities {
-            counts[entity.name] = try store.count(FetchRequest(entityName: entity.name, includesSubentities: false))
+            counts[entity.name] = try store.count(of: entity.name, includesSubentities: false)
         }
         self.rowCounts = counts
         self.metadata = try store.metadata().filter { $0.key != "trove.model" }

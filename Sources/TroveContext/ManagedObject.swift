@@ -48,7 +48,9 @@ public final class ManagedObject {
     /// The value of the attribute `key` (``AttributeValue/null`` when it has none).
     /// - Throws: ``ObjectError`` `.unknownKey` when the entity has no such attribute.
     public func value(forKey key: String) throws -> AttributeValue {
-        values[try position(of: key)]
+        let index = try position(of: key)
+        try fireFault()
+        return values[index]
     }
 
     /// The value of the attribute `key` as a Swift type; `nil` when the attribute is nil.
@@ -87,6 +89,7 @@ public final class ManagedObject {
         guard !isDeleted else {
             throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(key) of \(objectID): the object is deleted")
         }
+        try fireFault()
         guard values[index] != checked else { return }
         values[index] = checked
         context.objectDidChange(self)
@@ -109,6 +112,20 @@ public final class ManagedObject {
         }
     }
 
+    /// Whether the object's values are not loaded yet: they are read from the store the first
+    /// time one is accessed (see ``FetchRequest/returnsObjectsAsFaults`` and
+    /// ``FetchRequest/fetchBatchSize``).
+    public var isFault: Bool {
+        !isInserted && snapshot == nil && context != nil
+    }
+
+    /// Reads the object's row if it is a fault.
+    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store.
+    func fireFault() throws {
+        guard isFault, let context else { return }
+        try context.fulfill(self)
+    }
+
     /// Whether the object is inserted, deleted or updated.
     public var hasChanges: Bool {
         isInserted || isDeleted || isUpdated
@@ -116,6 +133,7 @@ public final class ManagedObject {
 
     /// The values as last saved or fetched, by attribute name; empty for an unsaved insert.
     public func committedValues() -> [String: AttributeValue] {
+        try? fireFault()
         guard let snapshot else { return [:] }
         return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), snapshot.values))
     }
@@ -123,6 +141,7 @@ public final class ManagedObject {
     /// The attributes whose values differ from the committed ones, with their new values
     /// (every attribute for an unsaved insert).
     public func changedValues() -> [String: AttributeValue] {
+        try? fireFault()
         var changed: [String: AttributeValue] = [:]
         for (i, attribute) in entity.attributes.enumerated() where snapshot.map({ $0.values[i] != values[i] }) ?? true {
             changed[attribute.name] = values[i]
@@ -148,8 +167,9 @@ extension ManagedObject: Hashable {
 }
 
 extension ManagedObject: CustomStringConvertible {
-    /// `Photo/42 {title: "Sunset", views: 3}`.
+    /// `Photo/42 {title: "Sunset", views: 3}`, or `Photo/42 <fault>` for a fault.
     public var description: String {
+        if isFault { return "\(objectID) <fault>" }
         let pairs = zip(entity.attributes, values).map { "\($0.name): \($1)" }.joined(separator: ", ")
         return "\(objectID) {\(pairs)}"
     }

@@ -1,24 +1,199 @@
 public import TroveModel
+import TroveStore
 
 extension ObjectContext {
-    /// The objects a request asks for: the store's rows, as this context's objects, with this
-    /// context's unsaved changes applied (inserted objects included, deleted ones left out).
+    /// The objects a request selects: one SQL statement, with this context's unsaved changes
+    /// applied when the request includes them (the default).
     ///
-    /// Stored objects come first in primary-key order, then inserted ones in insertion order.
-    /// - Throws: ``ObjectError`` `.unknownEntity`, or the store's error.
-    public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        guard let entity = model.entity(named: request.entityName) else {
-            throw ObjectError(.unknownEntity,
-                "the model has no entity '\(request.entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
+    /// Unsaved changes are those of objects of the fetched entity: inserted objects that match
+    /// are added, deleted ones left out, and updated ones tested with their values in memory
+    /// (changes to *related* objects count once saved, as in Core Data). With a
+    /// ``FetchRequest/fetchBatchSize`` the results read only IDs first and load objects a
+    /// batch at a time as they are accessed.
+    /// - Throws: ``StoreError`` `.unknownEntity`, a ``PredicateError`` for a predicate or sort
+    ///   key that does not fit the entity, or the store's error.
+    public func fetch(_ request: FetchRequest) throws -> FetchedResults {
+        let query = try StoreQuery(request, model: model)
+        if let ids = try pendingAwareIDs(query, request) {
+            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
         }
-        var objects: [ManagedObject] = []
-        for snapshot in try store.fetch(request) {
-            let object = try materialize(snapshot)
-            if !object.isDeleted { objects.append(object) }
+        if request.fetchBatchSize > 0 || request.returnsObjectsAsFaults {
+            let ids = try store.fetchObjectIDs(query)
+            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
         }
-        for object in orderedInsertedObjects where request.includesSubentities ? object.entity.isKind(of: entity) : object.entity.name == entity.name {
-            objects.append(object)
-        }
-        return objects
+        let objects = try store.fetch(query).map { try materialize($0) }
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
+        return FetchedResults(objects: objects)
     }
+
+    /// The IDs of the objects a request selects, without reading their values.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        let query = try StoreQuery(request, model: model)
+        return try pendingAwareIDs(query, request) ?? store.fetchObjectIDs(query)
+    }
+
+    /// The number of objects a request selects, counted by the store without loading objects
+    /// (unless the context has unsaved changes of that entity to apply).
+    public func count(for request: FetchRequest) throws -> Int {
+        let query = try StoreQuery(request, model: model)
+        return try pendingAwareIDs(query, request)?.count ?? store.count(query)
+    }
+
+    // MARK: Unsaved changes
+
+    /// When the request includes pending changes and the context has some for the entity:
+    /// the IDs the request selects, merged in memory. Otherwise `nil` (the store alone answers).
+    private func pendingAwareIDs(_ query: StoreQuery, _ request: FetchRequest) throws -> [ObjectID]? {
+        guard request.includesPendingChanges else { return nil }
+        func concerned(_ object: ManagedObject) -> Bool {
+            query.includesSubentities ? object.entity.isKind(of: query.entity) : object.entity.name == query.entity.name
+        }
+        let changed = touched.values.filter(concerned) + deleted.values.filter(concerned)
+        let added = orderedInsertedObjects.filter(concerned)
+        guard !changed.isEmpty || !added.isEmpty else { return nil }
+
+        let changedIDs = Set(changed.map(\.objectID))
+        var candidates: [ManagedObject] = []
+        var untouched: [ObjectID] = []
+        for id in try store.fetchObjectIDs(query.unbounded) where !changedIDs.contains(id) {
+            untouched.append(id)
+        }
+        func matches(_ object: ManagedObject) -> Bool {
+            !object.isDeleted && (query.predicate?.evaluate(with: object) ?? true)
+        }
+        let updatedMatches = changed.filter(matches).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+        let insertedMatches = added.filter(matches)
+
+        if query.sortDescriptors.isEmpty {
+            // Primary-key order, then inserted objects in insertion order: the store's own order.
+            var merged = untouched + updatedMatches.map(\.objectID)
+            merged.sort { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+            return window(merged + insertedMatches.map(\.objectID), query)
+        }
+        try loadObjects(for: untouched)
+        candidates = try untouched.map { try object(with: $0) } + updatedMatches + insertedMatches
+        let position = Dictionary(candidates.enumerated().map { ($1.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        candidates.sort { a, b in
+            switch query.sortDescriptors.compare(a, b) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: return Self.tieBreak(a, b, position)
+            }
+        }
+        return window(candidates.map(\.objectID), query)
+    }
+
+    /// Ties keep the store's order: primary key, then unsaved inserts as inserted.
+    private static func tieBreak(_ a: ManagedObject, _ b: ManagedObject, _ position: [ObjectID: Int]) -> Bool {
+        switch (a.objectID.primaryKey, b.objectID.primaryKey) {
+        case (let x?, let y?): return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return (position[a.objectID] ?? 0) < (position[b.objectID] ?? 0)
+        }
+    }
+
+    private func window(_ ids: [ObjectID], _ query: StoreQuery) -> [ObjectID] {
+        let start = min(query.offset, ids.count)
+        let end = query.limit.map { min(start + $0, ids.count) } ?? ids.count
+        return Array(ids[start..<end])
+    }
+
+    // MARK: Loading
+
+    /// Reads the rows of the objects that are not in memory (or are faults), in batches.
+    func loadObjects(for ids: [ObjectID]) throws {
+        let missing = ids.filter { registry(for: $0)?.isFault ?? true }
+        guard !missing.isEmpty else { return }
+        for snapshot in try store.rows(for: missing) {
+            _ = try materialize(snapshot)
+        }
+    }
+
+    /// Loads each relationship key path for all `objects`, one level at a time.
+    func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws {
+        for keyPath in keyPaths {
+            var level = objects
+            for key in keyPath.split(separator: ".").map(String.init) {
+                var next: [ManagedObject] = []
+                for object in level {
+                    guard let index = object.entity.relationshipIndex(named: key) else {
+                        throw ObjectError(.unknownKey, "cannot prefetch '\(keyPath)': entity '\(object.entity.name)' has no relationship '\(key)'")
+                    }
+                    for id in try relatedIDs(of: object, at: index) {
+                        next.append(try self.object(with: id))
+                    }
+                }
+                level = next
+            }
+        }
+    }
+}
+
+/// The objects of a fetch, as a random-access collection.
+///
+/// Unbatched results hold their objects. Batched results (``FetchRequest/fetchBatchSize``)
+/// hold only IDs and load a batch of objects when one of its elements is first accessed,
+/// keeping only the current batch alive: iterate a million objects and memory stays flat.
+public struct FetchedResults: RandomAccessCollection {
+    private enum Storage {
+        case objects([ManagedObject])
+        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, cache: BatchCache)
+    }
+
+    private let storage: Storage
+
+    init(objects: [ManagedObject]) {
+        storage = .objects(objects)
+    }
+
+    init(context: ObjectContext, ids: [ObjectID], batchSize: Int) {
+        storage = .batched(context: context, ids: ids, batchSize: Swift.max(batchSize, 1), cache: BatchCache())
+    }
+
+    public var startIndex: Int { 0 }
+
+    public var endIndex: Int {
+        switch storage {
+        case .objects(let objects): objects.count
+        case .batched(_, let ids, _, _): ids.count
+        }
+    }
+
+    /// The IDs of the results, without loading objects.
+    public var objectIDs: [ObjectID] {
+        switch storage {
+        case .objects(let objects): objects.map(\.objectID)
+        case .batched(_, let ids, _, _): ids
+        }
+    }
+
+    /// The object at `position`; for batched results, accessing it loads its batch. An object
+    /// whose row vanished since the fetch comes back as a fault that fails when touched.
+    public subscript(position: Int) -> ManagedObject {
+        switch storage {
+        case .objects(let objects):
+            return objects[position]
+        case .batched(let context, let ids, let batchSize, let cache):
+            let batch = position / batchSize
+            if cache.batch != batch {
+                let range = (batch * batchSize)..<Swift.min((batch + 1) * batchSize, ids.count)
+                let slice = Array(ids[range])
+                try? context.loadObjects(for: slice)
+                cache.objects = slice.compactMap { try? context.objectOrFault(for: $0) }
+                cache.batch = batch
+            }
+            let offset = position - batch * batchSize
+            if offset < cache.objects.count, cache.objects[offset].objectID == ids[position] {
+                return cache.objects[offset]
+            }
+            return (try? context.objectOrFault(for: ids[position])) ?? cache.objects[0]
+        }
+    }
+}
+
+/// The batch of objects a batched result keeps alive.
+final class BatchCache {
+    var batch = -1
+    var objects: [ManagedObject] = []
 }

@@ -65,6 +65,7 @@ public final class ObjectContext {
     public func delete(_ object: ManagedObject) throws {
         try checkOwnership(object)
         if object.isDeleted { return }
+        try object.fireFault()
         object.isDeleted = true
         deleted[object.objectID] = object
         for (index, relationship) in object.entity.relationships.enumerated() {
@@ -103,6 +104,10 @@ public final class ObjectContext {
 
     /// The registered object with `id`, if the context has it in memory; never reads the store.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
+        registry[id]?.object
+    }
+
+    func registry(for id: ObjectID) -> ManagedObject? {
         registry[id]?.object
     }
 
@@ -145,7 +150,7 @@ public final class ObjectContext {
     /// changes; or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
         if let object = registry[snapshot.objectID]?.object {
-            if !object.hasChanges && object.snapshot != snapshot {
+            if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
                 object.values = snapshot.values
                 object.snapshot = snapshot
                 object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
@@ -160,6 +165,26 @@ public final class ObjectContext {
                                    snapshot: snapshot, context: self)
         register(object)
         return object
+    }
+
+    /// The registered object for `id`, or a new registered fault (no I/O).
+    func objectOrFault(for id: ObjectID) throws -> ManagedObject {
+        if let object = registry[id]?.object { return object }
+        guard let entity = model.entity(named: id.entityName) else {
+            throw ObjectError(.unknownEntity, "the model has no entity '\(id.entityName)'")
+        }
+        let fault = ManagedObject(entity: entity, objectID: id, values: [], snapshot: nil, context: self)
+        fault.relationships = entity.relationships.map { _ in .fault }
+        register(fault)
+        return fault
+    }
+
+    /// Fills a fault with its row.
+    func fulfill(_ object: ManagedObject) throws {
+        guard let snapshot = try store.row(for: object.objectID) else {
+            throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
+        }
+        _ = try materialize(snapshot)
     }
 
     func register(_ object: ManagedObject) {

@@ -8,9 +8,18 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The model the store was opened with.
     var model: Model { get }
 
-    /// The rows of the request's entity (and its sub-entities when the request says so),
-    /// ordered by primary key.
-    func fetch(_ request: TroveModel.FetchRequest) throws -> [RowSnapshot]
+    /// The rows a query selects, in its order, in one statement.
+    func fetch(_ query: StoreQuery) throws -> [RowSnapshot]
+
+    /// The IDs of the rows a query selects, in its order, without reading their values.
+    func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID]
+
+    /// The number of rows a query selects (within its limit and offset).
+    func count(_ query: StoreQuery) throws -> Int
+
+    /// The rows of the given objects, in any order, in as few statements as it takes; IDs
+    /// without a row are left out.
+    func rows(for ids: [ObjectID]) throws -> [RowSnapshot]
 
     /// The row with the given permanent ID, or `nil` when there is none.
     func row(for id: ObjectID) throws -> RowSnapshot?
@@ -25,9 +34,6 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// changed or vanished since it was read.
     /// - Returns: the permanent IDs of inserted rows and the new version of every written row.
     func save(_ changes: ChangeSet) throws -> SaveResult
-
-    /// The number of rows of an entity (and its sub-entities when `includesSubentities`).
-    func count(_ request: TroveModel.FetchRequest) throws -> Int
 
     /// The store's free key/value metadata (keys of Trove's own start with `trove.`).
     func metadata() throws -> [String: String]
@@ -167,5 +173,12 @@ public struct SaveResult: Sendable, Hashable {
     public init(permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64]) {
         self.permanentIDs = permanentIDs
         self.versions = versions
+    }
+}
+
+extension PersistentStore {
+    /// The number of stored objects of an entity (with its sub-entities unless told otherwise).
+    public func count(of entityName: String, includesSubentities: Bool = true) throws -> Int {
+        try count(StoreQuery(FetchRequest(entityName: entityName, includesSubentities: includesSubentities), model: model))
     }
 }

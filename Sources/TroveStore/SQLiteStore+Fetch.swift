@@ -79,16 +79,76 @@ struct ReadPlan: Sendable {
 }
 
 extension SQLiteStore {
-    public func fetch(_ request: TroveModel.FetchRequest) throws -> [RowSnapshot] {
-        let layout = try schema.layout(of: request.entityName)
+    public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
+        let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
-        let (filter, entityNames) = entityFilter(layout, alias: "t", includesSubentities: request.includesSubentities)
-        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\"\(filter) ORDER BY \"t\".\(quoted("_pk"))"
-        return try SQLiteStore.mapErrors("fetching \(request.entityName)") {
+        var compiler = QueryCompiler(schema: schema, model: model)
+        let sql = try compiler.select({ _ in plan.selection(from: "t") }, for: query)
+        return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
             try writer.read { db in
-                try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { statement in
-                    for (i, name) in entityNames.enumerated() { try statement.bind(name, at: Int32(i + 1)) }
+                try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(compiler.arguments) }
+            }
+        }
+    }
+
+    public func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
+        let layout = try schema.layout(of: query.entity.name)
+        var compiler = QueryCompiler(schema: schema, model: model)
+        let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
+        let entities = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0) })
+        return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
+            try writer.read { db in
+                try RawStatement.with(db, sql: sql) { statement in
+                    try statement.bind(compiler.arguments)
+                    var ids: [ObjectID] = []
+                    while try statement.step() {
+                        let entity = layout.hasEntityColumn ? entities[statement.text(at: 1)] ?? layout.entity : layout.entity
+                        ids.append(ObjectID(entity: entity, primaryKey: statement.int64(at: 0)))
+                    }
+                    return ids
                 }
+            }
+        }
+    }
+
+    public func count(_ query: StoreQuery) throws -> Int {
+        var compiler = QueryCompiler(schema: schema, model: model)
+        let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
+        let counted = try SQLiteStore.mapErrors("counting \(query.entity.name)") {
+            try writer.read { db in
+                try RawStatement.with(db, sql: sql) { statement in
+                    try statement.bind(compiler.arguments)
+                    return try statement.step() ? Int(statement.int64(at: 0)) : 0
+                }
+            }
+        }
+        let afterOffset = max(0, counted - query.offset)
+        return query.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
+        for id in ids {
+            guard let pk = id.primaryKey else { continue }
+            let layout = try schema.layout(of: id.rootEntityName)
+            byTable[layout.table, default: (layout, [])].keys.append(pk)
+        }
+        return try SQLiteStore.mapErrors("reading \(ids.count) objects") {
+            try writer.read { db in
+                var snapshots: [RowSnapshot] = []
+                for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+                    let plan = try readPlan(for: group.layout)
+                    // Bound in slices, well under SQLite's limit of parameters per statement.
+                    for start in stride(from: 0, to: group.keys.count, by: 500) {
+                        let slice = group.keys[start..<min(start + 500, group.keys.count)]
+                        let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
+                        snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: db) {
+                            try $0.bind(slice.map { .integer($0) })
+                        }
+                    }
+                }
+                return snapshots
             }
         }
     }
@@ -139,20 +199,6 @@ extension SQLiteStore {
         }
     }
 
-    public func count(_ request: TroveModel.FetchRequest) throws -> Int {
-        let layout = try schema.layout(of: request.entityName)
-        let (filter, entityNames) = entityFilter(layout, alias: "t", includesSubentities: request.includesSubentities)
-        let sql = "SELECT count(*) FROM \(quoted(layout.table)) AS \"t\"\(filter)"
-        return try SQLiteStore.mapErrors("counting \(request.entityName)") {
-            try writer.read { db in
-                try RawStatement.with(db, sql: sql) { statement in
-                    for (i, name) in entityNames.enumerated() { try statement.bind(name, at: Int32(i + 1)) }
-                    return try statement.step() ? Int(statement.int64(at: 0)) : 0
-                }
-            }
-        }
-    }
-
     // MARK: Helpers
 
     func readPlan(for layout: StoreSchema.EntityLayout) throws -> ReadPlan {
@@ -173,13 +219,5 @@ extension SQLiteStore {
             }
             return snapshots
         }
-    }
-
-    /// The WHERE clause that keeps an entity's rows (and its sub-entities') in a shared table.
-    func entityFilter(_ layout: StoreSchema.EntityLayout, alias: String, includesSubentities: Bool) -> (String, [String]) {
-        guard layout.hasEntityColumn else { return ("", []) }
-        let names = includesSubentities ? layout.entityNames : [layout.entity.name]
-        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return (" WHERE \(quoted(alias)).\(quoted("_entity")) IN (\(marks))", names)
     }
 }

@@ -168,6 +168,7 @@ public final class SQLiteStore: PersistentStore {
         config.busyMode = .timeout(options.busyTimeout)
         config.foreignKeysEnabled = true
         config.label = "trove"
+        config.prepareDatabase { db in SQLFunctions.register(on: db.sqliteConnection) }
         return config
     }
 

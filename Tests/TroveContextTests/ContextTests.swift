@@ -72,7 +72,7 @@ import TroveTesting
         #expect(a.isDeleted && context.deletedObjects == [a])
         let c = try photo("c")
         let fetched = try context.fetch(FetchRequest(entityName: "Photo"))
-        #expect(fetched == [b, c])
+        #expect(Array(fetched) == [b, c])
         try context.save()
         #expect(a.context == nil && !a.isDeleted)
         #expect(try container.newContext().fetch(FetchRequest(entityName: "Photo")).count == 2)
@@ -84,7 +84,7 @@ import TroveTesting
         try context.delete(a)
         #expect(!context.hasChanges && a.context == nil)
         try context.save()
-        #expect(try container.store.count(FetchRequest(entityName: "Photo")) == 0)
+        #expect(try container.store.count(of: "Photo") == 0)
     }
 
     @Test func rollbackRestoresEverything() throws {
@@ -99,7 +99,7 @@ import TroveTesting
         #expect(try a.value(forKey: "title") == "kept")
         #expect(!b.isDeleted && b.context === context)
         #expect(c.context == nil && !c.isInserted)
-        #expect(try context.fetch(FetchRequest(entityName: "Photo")) == [a, b])
+        #expect(try Array(context.fetch(FetchRequest(entityName: "Photo"))) == [a, b])
     }
 
     @Test func resetForgetsEverything() throws {

@@ -30,7 +30,7 @@ import TroveTesting
         #expect(try all[1].value(forKey: "seconds") == 12.5)
         #expect(try fresh.fetch(FetchRequest(entityName: "Video")).count == 1)
         #expect(try fresh.fetch(FetchRequest(entityName: "Media", includesSubentities: false)).isEmpty)
-        #expect(try container.store.count(FetchRequest(entityName: "Media")) == 2)
+        #expect(try container.store.count(of: "Media") == 2)
     }
 
     @Test func anAbstractEntityCannotBeInserted() throws {

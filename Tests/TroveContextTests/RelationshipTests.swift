@@ -161,10 +161,10 @@ import TroveTesting
         #expect(error.failures.map(\.rule) == [.deny])
         #expect(error.failures[0].key == "passport")
         #expect(error.failures[0].message.contains("delete rule is deny"))
-        #expect(try container.store.count(FetchRequest(entityName: "Person")) == 1)
+        #expect(try container.store.count(of: "Person") == 1)
         try context.delete(passport)
         try context.save()
-        #expect(try container.store.count(FetchRequest(entityName: "Person")) == 0)
+        #expect(try container.store.count(of: "Person") == 0)
     }
 
     @Test func misuseIsAnErrorNotACrash() throws {

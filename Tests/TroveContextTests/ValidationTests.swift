@@ -71,11 +71,11 @@ import TroveTesting
         try clash.setValue("taken", forKey: "handle")
         let error = try #require(throws: StoreError.self) { try other.save() }
         #expect(error.code == .constraintViolation)
-        #expect(try container.store.count(FetchRequest(entityName: "Account")) == 1)
+        #expect(try container.store.count(of: "Account") == 1)
         #expect(fresh.objectID.isTemporary && fresh.isInserted && other.insertedObjects.count == 2)
         try clash.setValue("other", forKey: "handle")
         try other.save()
-        #expect(try container.store.count(FetchRequest(entityName: "Account")) == 3)
+        #expect(try container.store.count(of: "Account") == 3)
     }
 
     @Test func aStaleUpdateIsAConflict() throws {

@@ -16,7 +16,7 @@ import TroveTesting
             _ = try store.save(ChangeSet(inserts: [.init(objectID: id, values: ["p1", "Ann"])]))
         }
         let again = try SQLiteStore(url: url, model: SampleModels.photos())
-        #expect(try again.count(FetchRequest(entityName: "Photographer")) == 1)
+        #expect(try again.count(of: "Photographer") == 1)
     }
 
     @Test func anotherModelIsRefused() throws {

@@ -60,7 +60,7 @@ import TroveTesting
         }
         #expect(error.code == .constraintViolation)
         #expect(error.message.contains(second.description))
-        #expect(try store.count(FetchRequest(entityName: "Photo")) == 1)
+        #expect(try store.count(of: "Photo") == 1)
     }
 
     @Test func primaryKeysAreNeverReused() throws {
@@ -84,7 +84,7 @@ import TroveTesting
         #expect(try store.row(for: id)?.values[0] == .null)
         let other = try SQLiteStore(url: dir.file("loose.trove"), model: Model { Entity("E") { Attribute("flag", .boolean) } })
         try other.writer.write { try $0.execute(sql: "INSERT INTO E (_pk, flag) VALUES (1, 7)") }
-        let error = try #require(throws: StoreError.self) { try other.fetch(FetchRequest(entityName: "E")) }
+        let error = try #require(throws: StoreError.self) { try other.fetch(StoreQuery(FetchRequest(entityName: "E"), model: other.model)) }
         #expect(error.code == .corruptValue)
         #expect(error.message.contains("E/1: column flag holds INTEGER 7"))
     }

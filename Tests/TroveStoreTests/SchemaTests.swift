@@ -104,6 +104,6 @@ import TroveTesting
         let store = try SQLiteStore(inMemoryWith: SampleModels.photos())
         #expect(store.url == nil)
         #expect(try store.sqliteVersion().hasPrefix("3."))
-        #expect(try store.count(FetchRequest(entityName: "Photo")) == 0)
+        #expect(try store.count(of: "Photo") == 0)
     }
 }

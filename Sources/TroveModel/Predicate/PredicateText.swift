@@ -83,18 +83,20 @@ public enum PredicateText {
 
     /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` on folded UTF-8 bytes; the empty string is found
     /// in every string (as SQLite's `instr` finds it).
-    static func contains(_ value: String, _ part: String, options: StringOptions) -> Bool {
+    public static func contains(_ value: String, _ part: String, options: StringOptions) -> Bool {
         let value = Array(fold(value, options: options).utf8), part = Array(fold(part, options: options).utf8)
         guard !part.isEmpty else { return true }
         guard part.count <= value.count else { return false }
         return (0...(value.count - part.count)).contains { value[$0..<($0 + part.count)].elementsEqual(part) }
     }
 
-    static func hasPrefix(_ value: String, _ prefix: String, options: StringOptions) -> Bool {
+    /// `BEGINSWITH` on folded UTF-8 bytes.
+    public static func hasPrefix(_ value: String, _ prefix: String, options: StringOptions) -> Bool {
         fold(value, options: options).utf8.starts(with: fold(prefix, options: options).utf8)
     }
 
-    static func hasSuffix(_ value: String, _ suffix: String, options: StringOptions) -> Bool {
+    /// `ENDSWITH` on folded UTF-8 bytes.
+    public static func hasSuffix(_ value: String, _ suffix: String, options: StringOptions) -> Bool {
         fold(value, options: options).utf8.reversed().starts(with: fold(suffix, options: options).utf8.reversed())
     }
 

@@ -68,8 +68,9 @@ enum PredicateValueOrder {
 }
 
 extension AttributeValue {
-    /// The text of a string, character or URI value.
-    var text: String? {
+    /// The text of a string, character or URI value (as predicates compare them); `nil` for
+    /// other kinds.
+    public var text: String? {
         switch self {
         case .string(let s): s
         case .character(let c): String(c)

@@ -1,0 +1,329 @@
+import Foundation
+import TroveModel
+
+/// Compiles a ``StoreQuery`` into one SQL statement, with every value bound as a parameter.
+///
+/// - To-one steps of key paths become `LEFT JOIN`s, one per distinct path.
+/// - `ANY`/`ALL`/`NONE` over a to-many key path become `EXISTS` / `NOT EXISTS` subqueries;
+///   aggregates and `SUBQUERY` become correlated scalar subqueries.
+/// - Logic is two-valued as in ``CheckedPredicate``: `NOT p` is written `(p) IS NOT TRUE`, `=`
+///   and `!=` are `IS` and `IS NOT`.
+/// - String operators, `[c]`/`[d]`, `LIKE` and `MATCHES` call the functions of
+///   ``SQLFunctions``, which run ``PredicateText``: the same code the in-memory evaluator runs.
+/// - Decimals (stored as exact text) compare through the `trove_decimal` collation.
+struct QueryCompiler {
+    let schema: StoreSchema
+    let model: Model
+    private(set) var arguments: [AttributeValue] = []
+    private var aliasCount = 0
+    private var scopes: [Scope] = []
+
+    /// A table in a FROM clause that key paths start from, with the joins they added.
+    private struct Scope {
+        let alias: String
+        let entity: Entity
+        /// The `SUBQUERY` variable naming this scope's rows, if any.
+        let variable: String?
+        var joins: [String] = []
+        var joinAliases: [String: String] = [:]
+    }
+
+    init(schema: StoreSchema, model: Model) {
+        self.schema = schema
+        self.model = model
+    }
+
+    // MARK: Statements
+
+    /// `SELECT <selection> FROM … WHERE … ORDER BY … LIMIT …` for `query`; the root table is `t`.
+    mutating func select(_ selection: (StoreSchema.EntityLayout) throws -> String, for query: StoreQuery,
+                         ordered: Bool = true) throws -> String {
+        let layout = try schema.layout(of: query.entity.name)
+        scopes = [Scope(alias: "t", entity: query.entity, variable: nil)]
+        var conditions: [String] = []
+        if layout.hasEntityColumn {
+            let names = query.includesSubentities ? layout.entityNames : [layout.entity.name]
+            conditions.append("\"t\".\"_entity\" IN (\(names.map(sqlStringLiteral).joined(separator: ", ")))")
+        }
+        if let predicate = query.predicate {
+            conditions.append(try compile(predicate.root))
+        }
+        var orderTerms: [String] = []
+        if ordered {
+            for descriptor in query.sortDescriptors {
+                orderTerms.append(try orderTerm(descriptor))
+            }
+            orderTerms.append("\"t\".\"_pk\"")
+        }
+        var sql = "SELECT \(try selection(layout)) FROM \(quoted(layout.table)) AS \"t\""
+        for join in scopes[0].joins { sql += " " + join }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
+        if query.limit != nil || query.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments.append(.integer(Int64(query.limit ?? -1)))
+            arguments.append(.integer(Int64(query.offset)))
+        }
+        return sql
+    }
+
+    // MARK: Predicates
+
+    private mutating func compile(_ node: CheckedPredicate.Node) throws -> String {
+        switch node {
+        case .constant(let value): return value ? "1" : "0"
+        case .not(let operand): return "((\(try compile(operand))) IS NOT TRUE)"
+        case .and(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " AND ") + ")"
+        case .or(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " OR ") + ")"
+        case .comparison(let comparison): return try compile(comparison)
+        }
+    }
+
+    private mutating func compile(_ comparison: CheckedPredicate.Comparison) throws -> String {
+        guard comparison.modifier != .direct, case .keyPath(let path) = comparison.left,
+              let split = path.toManyStepIndex else {
+            let (left, type) = try expression(comparison.left)
+            return try test(left, type: type, comparison)
+        }
+        // A quantified to-many key path: the condition runs on each element in a subquery.
+        let scopeIndex = startScope(of: path)
+        let owner = try joinedAlias(along: path.steps[..<split], from: scopeIndex)
+        let element = try openElementScope(path.steps[split], from: owner, variable: nil)
+        let (left, type) = try column(along: path.steps[(split + 1)...], from: scopes.count - 1)
+        let condition = try test(left, type: type, comparison)
+        let subquery = closeElementScope(element, condition: comparison.modifier == .all ? "(\(condition)) IS NOT TRUE" : condition)
+        switch comparison.modifier {
+        case .any, .direct: return "EXISTS (\(subquery))"
+        case .all, .none: return "NOT EXISTS (\(subquery))"
+        }
+    }
+
+    /// The SQL test of `left` (of attribute type `type`) against the comparison's right side.
+    private mutating func test(_ left: String, type: AttributeType?, _ comparison: CheckedPredicate.Comparison) throws -> String {
+        let options = comparison.options
+        let isText = type.map { [.string, .character, .uri].contains($0) } ?? false
+        let folds = isText && !options.isEmpty
+        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(left), \(options.rawValue))" : collated(left, type)
+
+        switch comparison.right {
+        case .list(let values):
+            let present = values.filter { !$0.isNull }
+            switch comparison.op {
+            case .between:
+                guard values.count == 2 else { return "0" }
+                return "\(left) BETWEEN \(bind(values[0], type, folds ? options : [])) AND \(bind(values[1], type, folds ? options : []))"
+            default:
+                var parts: [String] = []
+                if !present.isEmpty {
+                    parts.append("\(left) IN (\(present.map { bind($0, type, folds ? options : []) }.joined(separator: ", ")))")
+                }
+                if present.count < values.count { parts.append("\(left) IS NULL") }
+                return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            }
+        case .value(.null):
+            switch comparison.op {
+            case .equal: return "\(left) IS NULL"
+            case .notEqual: return "\(left) IS NOT NULL"
+            default: return "0"
+            }
+        default:
+            let right: String
+            if case .value(let value) = comparison.right {
+                right = bind(value, type, folds && !comparison.op.isStringOperator ? options : [])
+            } else {
+                let (sql, rightType) = try expression(comparison.right)
+                right = folds && !comparison.op.isStringOperator ? "trove_fold(\(sql), \(options.rawValue))" : collated(sql, rightType ?? type)
+            }
+            switch comparison.op {
+            case .equal: return "\(left) IS \(right)"
+            case .notEqual: return "\(left) IS NOT \(right)"
+            case .less: return "\(left) < \(right)"
+            case .lessOrEqual: return "\(left) <= \(right)"
+            case .greater: return "\(left) > \(right)"
+            case .greaterOrEqual: return "\(left) >= \(right)"
+            case .contains: return "trove_contains(\(left), \(right), \(options.rawValue))"
+            case .beginsWith: return "trove_beginswith(\(left), \(right), \(options.rawValue))"
+            case .endsWith: return "trove_endswith(\(left), \(right), \(options.rawValue))"
+            case .like: return "trove_like(\(left), \(right), \(options.rawValue))"
+            case .matches: return "trove_matches(\(left), \(right), \(options.rawValue))"
+            case .between, .in: return "0"
+            }
+        }
+    }
+
+    /// An operand as SQL, with the attribute type its values have (nil when unknown).
+    private mutating func expression(_ operand: CheckedPredicate.Operand) throws -> (String, AttributeType?) {
+        switch operand {
+        case .value(let value): return (bind(value, nil, []), nil)
+        case .list: return ("NULL", nil)
+        case .keyPath(let path): return try column(along: path.steps[...], from: startScope(of: path))
+        case .aggregate(let function, let collection, let key): return try aggregate(function, collection, key: key)
+        }
+    }
+
+    private mutating func aggregate(_ function: TroveModel.Predicate.Aggregate, _ collection: CheckedPredicate.Collection,
+                                    key: ResolvedKeyPath?) throws -> (String, AttributeType?) {
+        let path: ResolvedKeyPath, variable: String?, filter: CheckedPredicate.Node?
+        switch collection {
+        case .keyPath(let p): (path, variable, filter) = (p, nil, nil)
+        case .subquery(let s): (path, variable, filter) = (s.collection, s.variable, s.predicate)
+        }
+        guard let last = path.steps.indices.last else { return ("NULL", nil) }
+        let owner = try joinedAlias(along: path.steps[..<last], from: startScope(of: path))
+        let element = try openElementScope(path.steps[last], from: owner, variable: variable)
+        var value = "NULL", type: AttributeType?
+        if function != .count, let key {
+            (value, type) = try column(along: key.steps[...], from: scopes.count - 1)
+        }
+        let condition = try filter.map { try compile($0) } ?? "1"
+        let result: String
+        switch function {
+        case .count: result = "count(*)"
+        case .sum: result = "coalesce(sum(\(value)), 0)"
+        case .avg: result = "avg(\(value))"
+        case .min: result = "min(\(collated(value, type)))"
+        case .max: result = "max(\(collated(value, type)))"
+        }
+        let sql = closeElementScope(element, condition: condition).replacingOccurrences(of: "SELECT 1 FROM", with: "SELECT \(result) FROM")
+        return ("(\(sql))", function == .count ? .integer64 : (function == .avg ? .double : type))
+    }
+
+    // MARK: Key paths
+
+    /// The scope a key path starts from: its `SUBQUERY` variable's, or the fetched object's.
+    private func startScope(of path: ResolvedKeyPath) -> Int {
+        guard let variable = path.variable else { return 0 }
+        return scopes.lastIndex { $0.variable == variable } ?? 0
+    }
+
+    /// The column a path of to-one steps then an attribute (or a final to-one, read as its
+    /// key) ends in, joining what it passes through into scope `scopeIndex`.
+    private mutating func column(along steps: ArraySlice<ResolvedKeyPath.Step>, from scopeIndex: Int) throws -> (String, AttributeType?) {
+        guard let last = steps.last else { return ("\(quoted(scopes[scopeIndex].alias)).\"_pk\"", nil) }
+        let alias = try joinedAlias(along: steps.dropLast(), from: scopeIndex)
+        switch last.kind {
+        case .attribute(let attribute):
+            return ("\(quoted(alias)).\(quoted(attribute.name))", attribute.type)
+        case .toOne(let relationship):
+            let entity = try entity(at: alias, named: last.entityName)
+            if case .foreignKey(let column) = try schema.storage(of: relationship.name, in: entity) {
+                return ("\(quoted(alias)).\(quoted(column))", .integer64)
+            }
+            return ("\(quoted(try join(relationship, of: entity, from: alias, in: scopeIndex))).\"_pk\"", .integer64)
+        case .toMany:
+            return ("NULL", nil)
+        }
+    }
+
+    /// The alias reached by following to-one steps from scope `scopeIndex`'s table.
+    private mutating func joinedAlias(along steps: ArraySlice<ResolvedKeyPath.Step>, from scopeIndex: Int) throws -> String {
+        var alias = scopes[scopeIndex].alias
+        for step in steps {
+            guard case .toOne(let relationship) = step.kind else { continue }
+            alias = try join(relationship, of: try entity(at: alias, named: step.entityName), from: alias, in: scopeIndex)
+        }
+        return alias
+    }
+
+    private func entity(at alias: String, named name: String) throws -> Entity {
+        guard let entity = model.entity(named: name) else {
+            throw StoreError(.unknownEntity, "the model has no entity '\(name)'")
+        }
+        return entity
+    }
+
+    /// LEFT JOINs the destination of a to-one relationship into a scope, once per path.
+    private mutating func join(_ relationship: Relationship, of entity: Entity, from alias: String, in scopeIndex: Int) throws -> String {
+        let key = "\(alias).\(relationship.name)"
+        if let existing = scopes[scopeIndex].joinAliases[key] { return existing }
+        let destination = try schema.layout(of: relationship.destination)
+        let joined = newAlias("j")
+        switch try schema.storage(of: relationship.name, in: entity) {
+        case .foreignKey(let column):
+            scopes[scopeIndex].joins.append(
+                "LEFT JOIN \(quoted(destination.table)) AS \(quoted(joined)) ON \(quoted(joined)).\"_pk\" = \(quoted(alias)).\(quoted(column))")
+        case .inverseForeignKey(let table, let column):
+            scopes[scopeIndex].joins.append(
+                "LEFT JOIN \(quoted(table)) AS \(quoted(joined)) ON \(quoted(joined)).\(quoted(column)) = \(quoted(alias)).\"_pk\"")
+        case .joinTable(let name, let sourceIsFirst):
+            let link = newAlias("k")
+            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
+            scopes[scopeIndex].joins.append(
+                "LEFT JOIN \(quoted(name)) AS \(quoted(link)) ON \(quoted(link)).\(quoted(mine)) = \(quoted(alias)).\"_pk\"")
+            scopes[scopeIndex].joins.append(
+                "LEFT JOIN \(quoted(destination.table)) AS \(quoted(joined)) ON \(quoted(joined)).\"_pk\" = \(quoted(link)).\(quoted(other))")
+        }
+        scopes[scopeIndex].joinAliases[key] = joined
+        return joined
+    }
+
+    /// A subquery over the elements of a to-many step, as a new scope: returns the FROM
+    /// clause and the condition linking the elements to their owner at `owner`.
+    private mutating func openElementScope(_ step: ResolvedKeyPath.Step, from owner: String, variable: String?) throws -> (from: String, link: String) {
+        guard case .toMany(let relationship) = step.kind else { return ("", "0") }
+        let source = try entity(at: owner, named: step.entityName)
+        let destination = try schema.layout(of: relationship.destination)
+        let alias = newAlias("s")
+        scopes.append(Scope(alias: alias, entity: destination.entity, variable: variable))
+        switch try schema.storage(of: relationship.name, in: source) {
+        case .inverseForeignKey(let table, let column):
+            return ("\(quoted(table)) AS \(quoted(alias))", "\(quoted(alias)).\(quoted(column)) = \(quoted(owner)).\"_pk\"")
+        case .joinTable(let name, let sourceIsFirst):
+            let link = newAlias("k")
+            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
+            return ("\(quoted(name)) AS \(quoted(link)) JOIN \(quoted(destination.table)) AS \(quoted(alias)) ON \(quoted(alias)).\"_pk\" = \(quoted(link)).\(quoted(other))",
+                    "\(quoted(link)).\(quoted(mine)) = \(quoted(owner)).\"_pk\"")
+        case .foreignKey:
+            return ("\(quoted(destination.table)) AS \(quoted(alias))", "0")
+        }
+    }
+
+    /// Closes the innermost element scope into `SELECT 1 FROM … WHERE link AND condition`.
+    private mutating func closeElementScope(_ element: (from: String, link: String), condition: String) -> String {
+        let scope = scopes.removeLast()
+        let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
+        return "SELECT 1 FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
+    }
+
+    // MARK: Sorting
+
+    private mutating func orderTerm(_ descriptor: CheckedSortDescriptor) throws -> String {
+        let (column, type) = try self.column(along: descriptor.keyPath.steps[...], from: 0)
+        let term: String
+        switch descriptor.descriptor.comparison {
+        case .standard: term = collated(column, type)
+        case .caseInsensitive: term = "trove_fold(\(column), \(StringOptions.caseInsensitive.rawValue))"
+        case .localizedStandard: term = "\(column) COLLATE trove_localized"
+        }
+        return term + (descriptor.descriptor.ascending ? " ASC" : " DESC")
+    }
+
+    // MARK: Values
+
+    /// A parameter for `value`, in the form the column holds (decimals as decimal text,
+    /// text folded when `options` say so).
+    private mutating func bind(_ value: AttributeValue, _ type: AttributeType?, _ options: StringOptions) -> String {
+        var value = value
+        if type == .decimal {
+            switch value {
+            case .integer(let i): value = .decimal(Decimal(i))
+            case .double(let d): value = Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? value
+            default: break
+            }
+        }
+        if !options.isEmpty, let text = value.text {
+            value = .string(PredicateText.fold(text, options: options))
+        }
+        arguments.append(value)
+        return "?"
+    }
+
+    private func collated(_ sql: String, _ type: AttributeType?) -> String {
+        type == .decimal ? "\(sql) COLLATE trove_decimal" : sql
+    }
+
+    private mutating func newAlias(_ prefix: String) -> String {
+        aliasCount += 1
+        return "\(prefix)\(aliasCount)"
+    }
+}
