@@ -110,21 +110,19 @@ extension ObjectContext {
         }
     }
 
-    /// Loads each relationship key path for all `objects`, one level at a time.
+    /// Loads each relationship key path for all `objects`: per level, one query for the
+    /// relationship (per 500 objects) and one for related rows not read yet.
     func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws {
         for keyPath in keyPaths {
             var level = objects
-            for key in keyPath.split(separator: ".").map(String.init) {
-                var next: [ManagedObject] = []
-                for object in level {
-                    guard let index = object.entity.relationshipIndex(named: key) else {
-                        throw ObjectError(.unknownKey, "cannot prefetch '\(keyPath)': entity '\(object.entity.name)' has no relationship '\(key)'")
-                    }
-                    for id in try relatedIDs(of: object, at: index) {
-                        next.append(try self.object(with: id))
-                    }
-                }
-                level = next
+            for key in keyPath.split(separator: ".").map(String.init) where !level.isEmpty {
+                try loadRelationship(key, of: level)
+                var seen: Set<ObjectID> = []
+                let next = level.flatMap { object in
+                    object.entity.relationshipIndex(named: key).map { object.relationships[$0].objectIDs } ?? []
+                }.filter { seen.insert($0).inserted }
+                try loadObjects(for: next)
+                level = next.compactMap { registry(for: $0) }
             }
         }
     }

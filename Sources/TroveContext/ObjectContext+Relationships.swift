@@ -10,17 +10,34 @@ extension ObjectContext {
     /// The relationship at `index` of `object`, loading it from the store if it is a fault
     /// (one query; the related rows become registered objects).
     func loadedState(of object: ManagedObject, at index: Int) throws -> RelationshipState {
-        let state = object.relationships[index]
-        guard state == .fault else { return state }
-        let relationship = object.entity.relationships[index]
-        var ids: [ObjectID] = []
-        for snapshot in try store.fetchRelated(relationship.name, of: object.objectID) {
-            let related = try materialize(snapshot)
-            if !related.isDeleted { ids.append(related.objectID) }
+        guard object.relationships[index] == .fault else { return object.relationships[index] }
+        try loadRelationship(object.entity.relationships[index].name, of: [object])
+        return object.relationships[index]
+    }
+
+    /// Loads relationship `name` of every object for which it is a fault: one query per 500
+    /// objects of one entity; the related rows become registered objects.
+    func loadRelationship(_ name: String, of objects: [ManagedObject]) throws {
+        var groups: [String: [ManagedObject]] = [:]
+        for object in objects {
+            guard let index = object.entity.relationshipIndex(named: name) else {
+                throw ObjectError(.unknownKey, "entity '\(object.entity.name)' has no relationship '\(name)'")
+            }
+            if object.relationships[index] == .fault { groups[object.entity.name, default: []].append(object) }
         }
-        let loaded: RelationshipState = relationship.isToMany ? .toMany(ids) : .toOne(ids.first)
-        object.relationships[index] = loaded
-        return loaded
+        for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
+            guard let index = group[0].entity.relationshipIndex(named: name) else { continue }
+            let isToMany = group[0].entity.relationships[index].isToMany
+            let related = try store.fetchRelated(name, of: group.map(\.objectID))
+            for object in group {
+                var ids: [ObjectID] = []
+                for snapshot in related[object.objectID] ?? [] {
+                    let target = try materialize(snapshot)
+                    if !target.isDeleted { ids.append(target.objectID) }
+                }
+                object.relationships[index] = isToMany ? .toMany(ids) : .toOne(ids.first)
+            }
+        }
     }
 
     /// The related objects' IDs (loading a fault).

@@ -24,9 +24,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The row with the given permanent ID, or `nil` when there is none.
     func row(for id: ObjectID) throws -> RowSnapshot?
 
-    /// The rows a relationship of a stored object reaches, in the relationship's order (an
-    /// ordered relationship's own order, otherwise primary-key order), in one query.
-    func fetchRelated(_ relationship: String, of id: ObjectID) throws -> [RowSnapshot]
+    /// The rows a relationship reaches from each of the given stored objects (all of one
+    /// entity hierarchy), in the relationship's order (an ordered relationship's own order,
+    /// otherwise primary-key order): one query for up to 500 objects. Objects the
+    /// relationship holds nothing for are absent from the result.
+    func fetchRelated(_ relationship: String, of ids: [ObjectID]) throws -> [ObjectID: [RowSnapshot]]
 
     /// Writes every change of `changes` in one transaction: all of it or, on any error, nothing.
     ///

@@ -47,19 +47,20 @@ struct ReadPlan: Sendable {
         columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", ")
     }
 
-    /// Decodes the statement's current row; `defaultEntity` is the entity of tables without
-    /// an `_entity` column.
-    func snapshot(from statement: RawStatement, defaultEntity: String) throws -> RowSnapshot {
-        let pk = statement.int64(at: 0)
-        let version = statement.int64(at: 1)
-        let entityName = table.hasEntityColumn ? statement.text(at: 2) : defaultEntity
+    /// Decodes the statement's current row, whose selection starts at column `base`;
+    /// `defaultEntity` is the entity of tables without an `_entity` column.
+    func snapshot(from statement: RawStatement, defaultEntity: String, base: Int32 = 0) throws -> RowSnapshot {
+        let pk = statement.int64(at: base)
+        let version = statement.int64(at: base + 1)
+        let entityName = table.hasEntityColumn ? statement.text(at: base + 2) : defaultEntity
         guard let plan = entities[entityName] else {
             throw StoreError(.corruptValue,
                 "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
         }
         var values: [AttributeValue] = []
         values.reserveCapacity(plan.attributes.count)
-        for (attribute, index) in zip(plan.entity.attributes, plan.attributes) {
+        for (attribute, column) in zip(plan.entity.attributes, plan.attributes) {
+            let index = base + column
             guard let value = ValueCoding.read(statement.handle, column: index, as: attribute.type) else {
                 throw StoreError(.corruptValue, """
                     \(entityName)/\(pk): column \(attribute.name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
@@ -70,8 +71,8 @@ struct ReadPlan: Sendable {
         }
         var toOne: [Int: Link] = [:]
         for (relationship, column, destination) in plan.foreignKeys {
-            toOne[relationship] = statement.isNull(at: column)
-                ? .empty : .object(ObjectID(entity: destination, primaryKey: statement.int64(at: column)))
+            toOne[relationship] = statement.isNull(at: base + column)
+                ? .empty : .object(ObjectID(entity: destination, primaryKey: statement.int64(at: base + column)))
         }
         return RowSnapshot(objectID: ObjectID(entity: plan.entity, primaryKey: pk), version: version,
                            values: values, toOne: toOne)
@@ -166,35 +167,49 @@ extension SQLiteStore {
         }
     }
 
-    public func fetchRelated(_ relationship: String, of id: ObjectID) throws -> [RowSnapshot] {
-        guard let pk = id.primaryKey else { return [] }
-        let source = try schema.layout(of: id.entityName).entity
+    public func fetchRelated(_ relationship: String, of ids: [ObjectID]) throws -> [ObjectID: [RowSnapshot]] {
+        let owners = Dictionary(ids.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
+        guard let first = ids.first(where: { $0.primaryKey != nil }) else { return [:] }
+        let source = try schema.layout(of: first.entityName).entity
         guard let declared = source.relationship(named: relationship) else {
             throw StoreError(.unknownEntity, "entity '\(source.name)' has no relationship '\(relationship)'")
         }
         let destination = try schema.layout(of: declared.destination)
         let plan = try readPlan(for: destination)
-        let d = "\"d\""
-        let sql: String
+        let sourceTable = try schema.layout(of: source.name).table
+        // Each statement selects the owner's key first, then the related row.
+        let (owner, from, order): (String, String, String)
         switch try schema.storage(of: relationship, in: source) {
         case .foreignKey(let column):
-            sql = """
-                SELECT \(plan.selection(from: "d")) FROM \(quoted(destination.table)) AS \(d) \
-                WHERE \(d)."_pk" = (SELECT \(quoted(column)) FROM \(quoted(try schema.layout(of: source.name).table)) WHERE "_pk" = ?1)
-                """
+            (owner, from, order) = ("\"o\".\"_pk\"",
+                "\(quoted(sourceTable)) AS \"o\" JOIN \(quoted(destination.table)) AS \"d\" ON \"d\".\"_pk\" = \"o\".\(quoted(column))", "\"d\".\"_pk\"")
         case .inverseForeignKey(let table, let column):
-            sql = "SELECT \(plan.selection(from: "d")) FROM \(quoted(table)) AS \(d) WHERE \(d).\(quoted(column)) = ?1 ORDER BY \(d).\"_pk\""
+            (owner, from, order) = ("\"d\".\(quoted(column))", "\(quoted(table)) AS \"d\"", "\"d\".\"_pk\"")
         case .joinTable(let name, let sourceIsFirst):
             let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
-            let order = schema.joinTables.first { $0.name == name }?.isOrdered == true ? "\"j\".\"position\"" : "\(d).\"_pk\""
-            sql = """
-                SELECT \(plan.selection(from: "d")) FROM \(quoted(destination.table)) AS \(d) \
-                JOIN \(quoted(name)) AS "j" ON "j".\(quoted(other)) = \(d)."_pk" WHERE "j".\(quoted(mine)) = ?1 ORDER BY \(order)
-                """
+            let ordered = schema.joinTables.first { $0.name == name }?.isOrdered == true
+            (owner, from, order) = ("\"j\".\(quoted(mine))",
+                "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
+                ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")
         }
-        return try SQLiteStore.mapErrors("reading \(id).\(relationship)") {
+        return try SQLiteStore.mapErrors("reading \(source.name).\(relationship) of \(ids.count) objects") {
             try writer.read { db in
-                try rows(of: plan, sql: sql, defaultEntity: destination.entity.name, in: db) { try $0.bind(pk, at: 1) }
+                var related: [ObjectID: [RowSnapshot]] = [:]
+                let keys = Array(owners.keys).sorted()
+                for start in stride(from: 0, to: keys.count, by: 500) {
+                    let slice = keys[start..<min(start + 500, keys.count)]
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    let sql = "SELECT \(owner), \(plan.selection(from: "d")) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
+                    try RawStatement.with(db, sql: sql) { statement in
+                        try statement.bind(slice.map { .integer($0) })
+                        while try statement.step() {
+                            guard let id = owners[statement.int64(at: 0)] else { continue }
+                            related[id, default: []].append(
+                                try plan.snapshot(from: statement, defaultEntity: destination.entity.name, base: 1))
+                        }
+                    }
+                }
+                return related
             }
         }
     }

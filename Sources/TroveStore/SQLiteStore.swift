@@ -21,16 +21,22 @@ public final class SQLiteStore: PersistentStore {
     }
 
     /// Settings for opening a store.
-    public struct Options: Sendable, Hashable {
+    public struct Options: Sendable {
         /// How hard a save works to survive a power loss (default ``Durability/full``).
         public var durability: Durability
         /// How long a write waits for another connection's write lock before failing (default 5 s).
         public var busyTimeout: TimeInterval
+        /// Called with the SQL of every statement the store runs (parameters as `?`, values
+        /// never included), on the connection's thread: for tests that count queries, and
+        /// for debugging. `nil` (the default) costs nothing.
+        public var statementObserver: (@Sendable (String) -> Void)?
 
         /// Creates options.
-        public init(durability: Durability = .full, busyTimeout: TimeInterval = 5) {
+        public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
+                    statementObserver: (@Sendable (String) -> Void)? = nil) {
             self.durability = durability
             self.busyTimeout = busyTimeout
+            self.statementObserver = statementObserver
         }
     }
 
@@ -84,9 +90,9 @@ public final class SQLiteStore: PersistentStore {
     }
 
     /// Creates a store in memory: SQLite itself, gone when the store is released.
-    public convenience init(inMemoryWith model: Model) throws {
+    public convenience init(inMemoryWith model: Model, options: Options = Options()) throws {
         let writer = try SQLiteStore.mapErrors("creating an in-memory store") {
-            try DatabaseQueue(configuration: SQLiteStore.configuration(options: Options()))
+            try DatabaseQueue(configuration: SQLiteStore.configuration(options: options))
         }
         try self.init(writer: writer, url: nil, model: model)
     }
@@ -168,7 +174,13 @@ public final class SQLiteStore: PersistentStore {
         config.busyMode = .timeout(options.busyTimeout)
         config.foreignKeysEnabled = true
         config.label = "trove"
-        config.prepareDatabase { db in SQLFunctions.register(on: db.sqliteConnection) }
+        let observer = options.statementObserver
+        config.prepareDatabase { db in
+            SQLFunctions.register(on: db.sqliteConnection)
+            if let observer {
+                db.trace(options: .statement) { event in observer(event.description) }
+            }
+        }
         return config
     }
 
