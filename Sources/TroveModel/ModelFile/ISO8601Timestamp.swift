@@ -159,6 +159,14 @@ public enum ISO8601Timestamp {
             return value
         }
 
+        /// Exactly the next two bytes as digits (a zone's `0200` is hours, then minutes).
+        mutating func twoDigits() -> Int64? {
+            guard position + 2 <= bytes.count, bytes[position] &- UInt8(ascii: "0") < 10,
+                  bytes[position + 1] &- UInt8(ascii: "0") < 10 else { return nil }
+            defer { position += 2 }
+            return Int64(bytes[position] &- UInt8(ascii: "0")) * 10 + Int64(bytes[position + 1] &- UInt8(ascii: "0"))
+        }
+
         /// One or more digits after a decimal point, as the fraction they write (nearest `Double`).
         mutating func fraction() -> Double? {
             let count = digitCount()
@@ -180,9 +188,9 @@ public enum ISO8601Timestamp {
             if isAtEnd || take("Z") || take("z") { return 0 }
             let sign: Int64
             if take("+") { sign = 1 } else if take("-") { sign = -1 } else { return nil }
-            guard let hours = digits(min: 2, max: 2), hours < 24 else { return nil }
+            guard let hours = twoDigits(), hours < 24 else { return nil }
             _ = take(":")
-            let minutes = isAtEnd ? 0 : digits(min: 2, max: 2)
+            let minutes = isAtEnd ? 0 : twoDigits()
             guard let minutes, minutes < 60 else { return nil }
             return sign * (hours * 3_600 + minutes * 60)
         }
