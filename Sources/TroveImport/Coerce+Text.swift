@@ -63,7 +63,7 @@ extension Coerce {
         guard case .string(let text) = json else { throw CoercionFailure(.wrongKind) }
         let trimmed = trimmed(text)
         let problem: String? = withBytes(trimmed) { bytes in
-            if let bad = bytes.first(where: { $0 <= 0x20 || $0 == 0x7F || forbiddenInURLs.contains($0) }) {
+            if let bad = bytes.first(where: isForbiddenInURLs) {
                 return bad == UInt8(ascii: " ") ? "URLs cannot hold spaces (escape them as %20)"
                     : "URLs cannot hold the character \(String(decoding: [bad], as: UTF8.self).debugDescription) unescaped"
             }
@@ -76,7 +76,14 @@ extension Coerce {
         return (url, .stringToURL)
     }
 
-    private static let forbiddenInURLs: Set<UInt8> = Set("\"<>\\^`{|}".utf8)
+    /// Whether `byte` is whitespace, a control character or one of `"<>\^`{|}`.
+    private static func isForbiddenInURLs(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0...0x20, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
+             UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"): true
+        default: false
+        }
+    }
 
     /// Whether `bytes` start with `letter (letter | digit | + | - | .)* :`.
     private static func hasScheme(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

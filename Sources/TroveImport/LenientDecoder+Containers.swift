@@ -40,28 +40,32 @@ final class DecodingState {
 
     /// A `T` from `json` when `T` is a type the coercion table knows; `nil` for other types.
     private func scalar<T>(_ type: T.Type, from json: JSONValue, path: [any CodingKey]) throws(DecodingRejection) -> T? {
-        switch type {
-        case is String.Type: try coerce(json, path, T.self, Coerce.string) as? T
-        case is Int.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: Int.self) } as? T
-        case is Int64.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: Int64.self) } as? T
-        case is Int32.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: Int32.self) } as? T
-        case is Int16.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: Int16.self) } as? T
-        case is Int8.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: Int8.self) } as? T
-        case is UInt.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: UInt.self) } as? T
-        case is UInt64.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: UInt64.self) } as? T
-        case is UInt32.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: UInt32.self) } as? T
-        case is UInt16.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: UInt16.self) } as? T
-        case is UInt8.Type: try coerce(json, path, T.self) { v throws(CoercionFailure) in try Coerce.integer(v, as: UInt8.self) } as? T
-        case is Double.Type: try coerce(json, path, T.self, Coerce.double) as? T
-        case is Float.Type: try coerce(json, path, T.self, Coerce.float) as? T
-        case is Decimal.Type: try coerce(json, path, T.self, Coerce.decimal) as? T
-        case is Bool.Type: try coerce(json, path, T.self, Coerce.boolean) as? T
-        case is Date.Type: try coerce(json, path, T.self) { [dates] v throws(CoercionFailure) in try Coerce.date(v, reading: dates) } as? T
-        case is Data.Type: try coerce(json, path, T.self, Coerce.binary) as? T
-        case is UUID.Type: try coerce(json, path, T.self, Coerce.uuid) as? T
-        case is URL.Type: try coerce(json, path, T.self, Coerce.url) as? T
-        default: nil
-        }
+        // Metatype identity is a pointer comparison; `is` would be a dynamic cast per case.
+        if type == String.self { return try coerce(json, path, T.self, Coerce.string) as? T }
+        if type == Int.self { return try integer(json, path, Int.self) as? T }
+        if type == Int64.self { return try integer(json, path, Int64.self) as? T }
+        if type == Int32.self { return try integer(json, path, Int32.self) as? T }
+        if type == Int16.self { return try integer(json, path, Int16.self) as? T }
+        if type == Int8.self { return try integer(json, path, Int8.self) as? T }
+        if type == UInt.self { return try integer(json, path, UInt.self) as? T }
+        if type == UInt64.self { return try integer(json, path, UInt64.self) as? T }
+        if type == UInt32.self { return try integer(json, path, UInt32.self) as? T }
+        if type == UInt16.self { return try integer(json, path, UInt16.self) as? T }
+        if type == UInt8.self { return try integer(json, path, UInt8.self) as? T }
+        if type == Double.self { return try coerce(json, path, T.self, Coerce.double) as? T }
+        if type == Float.self { return try coerce(json, path, T.self, Coerce.float) as? T }
+        if type == Decimal.self { return try coerce(json, path, T.self, Coerce.decimal) as? T }
+        if type == Bool.self { return try coerce(json, path, T.self, Coerce.boolean) as? T }
+        if type == Date.self { return try coerce(json, path, T.self) { [dates] v throws(CoercionFailure) in try Coerce.date(v, reading: dates) } as? T }
+        if type == Data.self { return try coerce(json, path, T.self, Coerce.binary) as? T }
+        if type == UUID.self { return try coerce(json, path, T.self, Coerce.uuid) as? T }
+        if type == URL.self { return try coerce(json, path, T.self, Coerce.url) as? T }
+        return nil
+    }
+
+    /// An integer of type `I` from `json`.
+    private func integer<I: FixedWidthInteger>(_ json: JSONValue, _ path: [any CodingKey], _ type: I.Type) throws(DecodingRejection) -> I {
+        try coerce(json, path, I.self) { value throws(CoercionFailure) in try Coerce.integer(value, as: I.self) }
     }
 
     /// The value `coercion` makes of `json`, noting the coercion; `null` is a missing value.
@@ -185,10 +189,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     /// The value at `key`; a rejection when the key is absent.
-    private func member(_ key: Key, expected: String) throws(DecodingRejection) -> JSONValue {
+    private func member(_ key: Key, expected: @autoclosure () -> String) throws(DecodingRejection) -> JSONValue {
         guard let value = members[key.stringValue] else {
             throw DecodingRejection(
-                path: codingPath + [key], expected: expected, value: nil,
+                path: codingPath + [key], expected: expected(), value: nil,
                 failure: CoercionFailure(.missingKey, "the key '\(key.stringValue)' is required (make the property optional to allow its absence)"))
         }
         return value
@@ -245,10 +249,10 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     /// The current element; a rejection past the end.
-    private func element(expected: String) throws(DecodingRejection) -> JSONValue {
+    private func element(expected: @autoclosure () -> String) throws(DecodingRejection) -> JSONValue {
         guard !isAtEnd else {
             throw DecodingRejection(
-                path: codingPath + [IndexKey(currentIndex)], expected: expected, value: nil,
+                path: codingPath + [IndexKey(currentIndex)], expected: expected(), value: nil,
                 failure: CoercionFailure(.missingValue, "the array has only \(elements.count) elements"))
         }
         return elements[currentIndex]

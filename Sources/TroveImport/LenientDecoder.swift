@@ -143,6 +143,13 @@ public struct PerformedCoercion: Sendable, Hashable, Codable {
     public var path: String
     /// The conversion done.
     public var kind: CoercionKind
+
+    /// A coercion of `kind` at `path`, in record `recordIndex` if decoding by records.
+    public init(recordIndex: Int? = nil, path: String, kind: CoercionKind) {
+        self.recordIndex = recordIndex
+        self.path = path
+        self.kind = kind
+    }
 }
 
 /// A value the lenient decoder could not read: where, what it was, what was expected and why.
