@@ -29,7 +29,10 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveContext", dependencies: ["TroveModel", "TroveStore"], swiftSettings: sharedSettings),
-        .target(name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
+        .target(name: "TroveImport", dependencies: ["TroveModel"], swiftSettings: sharedSettings),
+        .target(
+            name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext", "TroveImport"],
+            swiftSettings: sharedSettings),
         .executableTarget(
             name: "TroveCLI",
             dependencies: ["Trove", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -38,6 +41,7 @@ let package = Package(
         .testTarget(name: "TroveModelTests", dependencies: ["TroveModel", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveContextTests", dependencies: ["TroveContext", "TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(name: "TroveImportTests", dependencies: ["TroveImport", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
     ],
     swiftLanguageModes: [.v6]

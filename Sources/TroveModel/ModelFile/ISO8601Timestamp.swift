@@ -1,18 +1,32 @@
-import Foundation
+public import Foundation
 
-/// Dates in model files: ISO 8601 text that reads back as exactly the same `Date`.
+/// ISO 8601 timestamps, read and written without `DateFormatter` and the same on every platform.
 ///
 /// Writing gives UTC (`2024-01-31T09:30:00Z`) with as many fractional digits as the date needs to
-/// read back unchanged. Reading takes `YYYY-MM-DD`, or a date and time with optional seconds,
-/// optional fraction of any length and optional zone (`Z`, `+02:00`, `+0200`; UTC when absent).
-/// The arithmetic is done here rather than with `Calendar`, so it is exact and the same everywhere.
-enum ISO8601Timestamp {
+/// read back unchanged. Reading takes `YYYY-MM-DD` (midnight UTC), or a date and time with
+/// optional seconds, optional fraction of any length and optional zone (`Z`, `+02:00`, `+0200`,
+/// `+02`; UTC when absent); `T`, `t` or a space separates date and time. Reading allocates
+/// nothing for fractions of up to 15 digits, so importers may call it once per value. The
+/// arithmetic is done here rather than with `Calendar`, so it is exact and the same everywhere.
+public enum ISO8601Timestamp {
     /// Seconds from 1970-01-01 to 2001-01-01, `Date`'s reference date.
     private static let referenceDateOffset: Int64 = 978_307_200
 
     /// The date `text` names, or `nil` when it is not ISO 8601 or names no real date.
-    static func date(from text: String) -> Date? {
-        var scanner = Scanner(text)
+    public static func date(from text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { date(fromUTF8: $0) }
+    }
+
+    /// The date `text` names, or `nil` when it is not ISO 8601 or names no real date.
+    public static func date(from text: Substring) -> Date? {
+        if let date = text.utf8.withContiguousStorageIfAvailable({ date(fromUTF8: $0) }) { return date }
+        return date(from: String(text))
+    }
+
+    /// The date the UTF-8 bytes name; see ``date(from:)-(String)``.
+    static func date(fromUTF8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = Scanner(bytes: bytes)
         let negativeYear = scanner.take("-")
         guard let yearDigits = scanner.digits(min: 4, max: 6), scanner.take("-"),
               let month = scanner.digits(min: 2, max: 2), scanner.take("-"),
@@ -30,7 +44,7 @@ enum ISO8601Timestamp {
                 guard let s = scanner.digits(min: 2, max: 2), s < 60 else { return nil }
                 second = s
                 if scanner.take(".") {
-                    guard let digits = scanner.digitText(), let value = Double("0." + digits) else { return nil }
+                    guard let value = scanner.fraction() else { return nil }
                     fraction = value
                 }
             }
@@ -42,7 +56,7 @@ enum ISO8601Timestamp {
     }
 
     /// `date` in UTC with the fractional digits it needs, or `nil` for a date that is not finite.
-    static func string(from date: Date) -> String? {
+    public static func string(from date: Date) -> String? {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite, abs(interval) < 1e14 else { return nil }
         let whole = interval.rounded(.down)
@@ -113,12 +127,10 @@ enum ISO8601Timestamp {
         return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
-    /// Reads ASCII fields from the front of a string.
+    /// Reads ASCII fields from the front of UTF-8 bytes.
     private struct Scanner {
-        let bytes: [UInt8]
+        let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
-
-        init(_ text: String) { bytes = Array(text.utf8) }
 
         var isAtEnd: Bool { position == bytes.count }
 
@@ -128,31 +140,57 @@ enum ISO8601Timestamp {
             return true
         }
 
-        /// One or more digits, as text.
-        mutating func digitText() -> String? {
-            let start = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
-            return position > start ? String(decoding: bytes[start..<position], as: UTF8.self) : nil
+        /// The count of digits from the current position.
+        func digitCount() -> Int {
+            var end = position
+            while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 { end += 1 }
+            return end - position
         }
 
         /// A number of `min` to `max` digits.
         mutating func digits(min: Int, max: Int) -> Int64? {
-            let start = position
-            guard let text = digitText(), (min...max).contains(text.count) else {
-                position = start
-                return nil
+            let count = digitCount()
+            guard (min...max).contains(count) else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<count {
+                value = value * 10 + Int64(bytes[position] &- UInt8(ascii: "0"))
+                position += 1
             }
-            return Int64(text)
+            return value
         }
+
+        /// Exactly the next two bytes as digits (a zone's `0200` is hours, then minutes).
+        mutating func twoDigits() -> Int64? {
+            guard position + 2 <= bytes.count, bytes[position] &- UInt8(ascii: "0") < 10,
+                  bytes[position + 1] &- UInt8(ascii: "0") < 10 else { return nil }
+            defer { position += 2 }
+            return Int64(bytes[position] &- UInt8(ascii: "0")) * 10 + Int64(bytes[position + 1] &- UInt8(ascii: "0"))
+        }
+
+        /// One or more digits after a decimal point, as the fraction they write (nearest `Double`).
+        mutating func fraction() -> Double? {
+            let count = digitCount()
+            guard count > 0 else { return nil }
+            defer { position += count }
+            if count <= 15 {
+                // Both operands are exact, so the one division rounds correctly, as parsing does.
+                var numerator: Int64 = 0
+                for offset in 0..<count { numerator = numerator * 10 + Int64(bytes[position + offset] &- UInt8(ascii: "0")) }
+                return Double(numerator) / Scanner.powersOfTen[count]
+            }
+            return Double("0." + String(decoding: UnsafeBufferPointer(rebasing: bytes[position..<position + count]), as: UTF8.self))
+        }
+
+        private static let powersOfTen: [Double] = (0...15).map { (0..<$0).reduce(1.0) { value, _ in value * 10 } }
 
         /// The zone's offset from UTC in seconds: 0 for `Z` or no zone.
         mutating func zoneOffset() -> Int64? {
             if isAtEnd || take("Z") || take("z") { return 0 }
             let sign: Int64
             if take("+") { sign = 1 } else if take("-") { sign = -1 } else { return nil }
-            guard let hours = digits(min: 2, max: 2), hours < 24 else { return nil }
+            guard let hours = twoDigits(), hours < 24 else { return nil }
             _ = take(":")
-            let minutes = isAtEnd ? 0 : digits(min: 2, max: 2)
+            let minutes = isAtEnd ? 0 : twoDigits()
             guard let minutes, minutes < 60 else { return nil }
             return sign * (hours * 3_600 + minutes * 60)
         }
