@@ -14,16 +14,22 @@ extension ObjectContext {
     ///   key that does not fit the entity, or the store's error.
     public func fetch(_ request: FetchRequest) throws -> FetchedResults {
         let query = try StoreQuery(request, model: model)
-        if let ids = try pendingAwareIDs(query, request) {
-            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
+        let objects: [ManagedObject]
+        if let ids = try pendingAwareIDs(query, request) ?? (request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
+                                                            ? store.fetchObjectIDs(query) : nil) {
+            if request.fetchBatchSize > 0 {
+                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: request.fetchBatchSize)
+            }
+            if request.returnsObjectsAsFaults {
+                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: 0)
+            }
+            let loaded = try loadObjects(for: ids)
+            objects = ids.compactMap { loaded[$0] }
+        } else {
+            objects = try store.fetch(query).map { try materialize($0) }
         }
-        if request.fetchBatchSize > 0 || request.returnsObjectsAsFaults {
-            let ids = try store.fetchObjectIDs(query)
-            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
-        }
-        let objects = try store.fetch(query).map { try materialize($0) }
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
-        return FetchedResults(objects: objects)
+        let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
+        return FetchedResults(objects: objects, keepingAlive: prefetched)
     }
 
     /// The IDs of the objects a request selects, without reading their values.
@@ -70,8 +76,8 @@ extension ObjectContext {
             merged.sort { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
             return window(merged + insertedMatches.map(\.objectID), query)
         }
-        try loadObjects(for: untouched)
-        candidates = try untouched.map { try object(with: $0) } + updatedMatches + insertedMatches
+        let loaded = try loadObjects(for: untouched)
+        candidates = try untouched.map { try loaded[$0] ?? object(with: $0) } + updatedMatches + insertedMatches
         let position = Dictionary(candidates.enumerated().map { ($1.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         candidates.sort { a, b in
             switch query.sortDescriptors.compare(a, b) {
@@ -101,18 +107,33 @@ extension ObjectContext {
 
     // MARK: Loading
 
-    /// Reads the rows of the objects that are not in memory (or are faults), in batches.
-    func loadObjects(for ids: [ObjectID]) throws {
-        let missing = ids.filter { registry(for: $0)?.isFault ?? true }
-        guard !missing.isEmpty else { return }
-        for snapshot in try store.rows(for: missing) {
-            _ = try materialize(snapshot)
+    /// The objects for `ids`, reading in batches the rows of those not in memory (or faults).
+    /// The caller holds the objects it needs: the context keeps unchanged ones only weakly.
+    @discardableResult
+    func loadObjects(for ids: [ObjectID]) throws -> [ObjectID: ManagedObject] {
+        var objects: [ObjectID: ManagedObject] = [:]
+        var missing: [ObjectID] = []
+        for id in ids {
+            if let object = registry(for: id), !object.isFault {
+                objects[id] = object
+            } else if let object = try cachedObject(for: id) {
+                objects[id] = object
+            } else {
+                missing.append(id)
+            }
         }
+        guard !missing.isEmpty else { return objects }
+        for snapshot in try store.rows(for: missing) {
+            objects[snapshot.objectID] = try materialize(snapshot)
+        }
+        return objects
     }
 
     /// Loads each relationship key path for all `objects`: per level, one query for the
-    /// relationship (per 500 objects) and one for related rows not read yet.
-    func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws {
+    /// relationship (per 500 objects) and one for related rows not read yet. Returns the
+    /// objects reached, for the caller to keep alive while it uses them.
+    func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws -> [ManagedObject] {
+        var keepAlive: [ManagedObject] = []
         for keyPath in keyPaths {
             var level = objects
             for key in keyPath.split(separator: ".").map(String.init) where !level.isEmpty {
@@ -121,10 +142,12 @@ extension ObjectContext {
                 let next = level.flatMap { object in
                     object.entity.relationshipIndex(named: key).map { object.relationships[$0].objectIDs } ?? []
                 }.filter { seen.insert($0).inserted }
-                try loadObjects(for: next)
-                level = next.compactMap { registry(for: $0) }
+                let loaded = try loadObjects(for: next)
+                level = next.compactMap { loaded[$0] }
+                keepAlive += level
             }
         }
+        return keepAlive
     }
 }
 
@@ -135,34 +158,50 @@ extension ObjectContext {
 /// keeping only the current batch alive: iterate a million objects and memory stays flat.
 public struct FetchedResults: RandomAccessCollection {
     private enum Storage {
-        case objects([ManagedObject])
-        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, cache: BatchCache)
+        case objects([ManagedObject], keepAlive: [ManagedObject])
+        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, cache: BatchCache, fetched: Entity)
     }
+
+    /// A fault's entity by name, checked when the results are made so that access cannot fail.
+    private let entities: [String: Entity]
 
     private let storage: Storage
 
-    init(objects: [ManagedObject]) {
-        storage = .objects(objects)
+    /// Results holding `objects`, and the objects a prefetch reached (so that touching the
+    /// prefetched relationships reads nothing while the results are held).
+    init(objects: [ManagedObject], keepingAlive prefetched: [ManagedObject] = []) {
+        storage = .objects(objects, keepAlive: prefetched)
+        entities = [:]
     }
 
-    init(context: ObjectContext, ids: [ObjectID], batchSize: Int) {
-        storage = .batched(context: context, ids: ids, batchSize: Swift.max(batchSize, 1), cache: BatchCache())
+    /// Results that load objects `batchSize` at a time as they are accessed, or with a batch
+    /// size of 0 hand out faults that read their row when touched.
+    init(context: ObjectContext, entity: Entity, ids: [ObjectID], batchSize: Int) throws {
+        var entities: [String: Entity] = [:]
+        for name in Set(ids.map(\.entityName)) {
+            guard let entity = context.model.entity(named: name) else {
+                throw ObjectError(.unknownEntity, "the store returned objects of entity '\(name)', which the model lacks")
+            }
+            entities[name] = entity
+        }
+        self.entities = entities
+        storage = .batched(context: context, ids: ids, batchSize: batchSize, cache: BatchCache(), fetched: entity)
     }
 
     public var startIndex: Int { 0 }
 
     public var endIndex: Int {
         switch storage {
-        case .objects(let objects): objects.count
-        case .batched(_, let ids, _, _): ids.count
+        case .objects(let objects, _): objects.count
+        case .batched(_, let ids, _, _, _): ids.count
         }
     }
 
     /// The IDs of the results, without loading objects.
     public var objectIDs: [ObjectID] {
         switch storage {
-        case .objects(let objects): objects.map(\.objectID)
-        case .batched(_, let ids, _, _): ids
+        case .objects(let objects, _): objects.map(\.objectID)
+        case .batched(_, let ids, _, _, _): ids
         }
     }
 
@@ -170,22 +209,27 @@ public struct FetchedResults: RandomAccessCollection {
     /// whose row vanished since the fetch comes back as a fault that fails when touched.
     public subscript(position: Int) -> ManagedObject {
         switch storage {
-        case .objects(let objects):
+        case .objects(let objects, _):
             return objects[position]
-        case .batched(let context, let ids, let batchSize, let cache):
+        case .batched(let context, let ids, let batchSize, let cache, let fetched):
+            // Checked names never fall back to the fetched entity; the default only avoids a trap.
+            func fault(_ id: ObjectID) -> ManagedObject {
+                context.objectOrFault(for: id, entity: entities[id.entityName, default: fetched])
+            }
+            guard batchSize > 0 else { return fault(ids[position]) }
             let batch = position / batchSize
             if cache.batch != batch {
                 let range = (batch * batchSize)..<Swift.min((batch + 1) * batchSize, ids.count)
                 let slice = Array(ids[range])
-                try? context.loadObjects(for: slice)
-                cache.objects = slice.compactMap { try? context.objectOrFault(for: $0) }
+                let loaded = (try? context.loadObjects(for: slice)) ?? [:]
+                cache.objects = slice.compactMap { loaded[$0] ?? fault($0) }
                 cache.batch = batch
             }
             let offset = position - batch * batchSize
             if offset < cache.objects.count, cache.objects[offset].objectID == ids[position] {
                 return cache.objects[offset]
             }
-            return (try? context.objectOrFault(for: ids[position])) ?? cache.objects[0]
+            return fault(ids[position])
         }
     }
 }

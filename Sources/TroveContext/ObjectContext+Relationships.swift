@@ -16,7 +16,7 @@ extension ObjectContext {
     }
 
     /// Loads relationship `name` of every object for which it is a fault: one query per 500
-    /// objects of one entity; the related rows become registered objects.
+    /// objects of one entity; the related rows wait in the row cache until touched.
     func loadRelationship(_ name: String, of objects: [ManagedObject]) throws {
         var groups: [String: [ManagedObject]] = [:]
         for object in objects {
@@ -31,9 +31,9 @@ extension ObjectContext {
             let related = try store.fetchRelated(name, of: group.map(\.objectID))
             for object in group {
                 var ids: [ObjectID] = []
-                for snapshot in related[object.objectID] ?? [] {
-                    let target = try materialize(snapshot)
-                    if !target.isDeleted { ids.append(target.objectID) }
+                for snapshot in related[object.objectID] ?? [] where deleted[snapshot.objectID] == nil {
+                    try cache(snapshot)
+                    ids.append(snapshot.objectID)
                 }
                 object.relationships[index] = isToMany ? .toMany(ids) : .toOne(ids.first)
             }

@@ -36,6 +36,7 @@ extension ObjectContext {
         }
 
         let result = try store.save(changes)
+        uncache(updatedObjects.map(\.objectID) + deletedObjects.map(\.objectID))
 
         for object in insertedObjects {
             let oldID = object.objectID

@@ -24,6 +24,9 @@ public final class ObjectContext {
     private(set) var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
     private(set) var deleted: [ObjectID: ManagedObject] = [:]
+    /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
+    /// object made from one leaves the cache; `reset()` empties it.
+    private var rowCache: [ObjectID: RowSnapshot] = [:]
 
     /// Creates a context on a store.
     public init(store: any PersistentStore) {
@@ -96,6 +99,7 @@ public final class ObjectContext {
     /// - Throws: ``ObjectError`` `.objectNotFound` when neither the context nor the store has it.
     public func object(with id: ObjectID) throws -> ManagedObject {
         if let object = registeredObject(for: id) { return object }
+        if let cached = try cachedObject(for: id) { return cached }
         guard !id.isTemporary, let snapshot = try store.row(for: id) else {
             throw ObjectError(.objectNotFound, "no object \(id) in this context or its store; it may have been deleted")
         }
@@ -167,12 +171,10 @@ public final class ObjectContext {
         return object
     }
 
-    /// The registered object for `id`, or a new registered fault (no I/O).
-    func objectOrFault(for id: ObjectID) throws -> ManagedObject {
+    /// The registered object for `id` (of `entity`), or a new registered fault: no I/O.
+    func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry[id]?.object { return object }
-        guard let entity = model.entity(named: id.entityName) else {
-            throw ObjectError(.unknownEntity, "the model has no entity '\(id.entityName)'")
-        }
+        if let snapshot = rowCache.removeValue(forKey: id), let object = try? materialize(snapshot) { return object }
         let fault = ManagedObject(entity: entity, objectID: id, values: [], snapshot: nil, context: self)
         fault.relationships = entity.relationships.map { _ in .fault }
         register(fault)
@@ -181,10 +183,32 @@ public final class ObjectContext {
 
     /// Fills a fault with its row.
     func fulfill(_ object: ManagedObject) throws {
-        guard let snapshot = try store.row(for: object.objectID) else {
+        guard let snapshot = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
         }
         _ = try materialize(snapshot)
+    }
+
+    /// Keeps a row read ahead: it refreshes the object in memory if there is one, or waits in
+    /// the row cache until the object is asked for.
+    func cache(_ snapshot: RowSnapshot) throws {
+        if registry[snapshot.objectID]?.object != nil {
+            _ = try materialize(snapshot)
+        } else {
+            rowCache[snapshot.objectID] = snapshot
+        }
+    }
+
+    /// The object made from a cached row, which leaves the cache; `nil` when none is cached.
+    func cachedObject(for id: ObjectID) throws -> ManagedObject? {
+        guard let snapshot = rowCache.removeValue(forKey: id) else { return nil }
+        return try materialize(snapshot)
+    }
+
+    /// Forgets cached rows of these objects (their store rows just changed).
+    func uncache(_ ids: some Sequence<ObjectID>) {
+        guard !rowCache.isEmpty else { return }
+        for id in ids { rowCache[id] = nil }
     }
 
     func register(_ object: ManagedObject) {
@@ -214,6 +238,7 @@ public final class ObjectContext {
         }
         registry = [:]
         registrySizeAtLastSweep = 0
+        rowCache = [:]
         clearChanges()
     }
 
