@@ -61,26 +61,29 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             case regex
             /// A deleted object's relationship with the `deny` rule still holds objects.
             case deny
+            /// A custom validator (``ObjectHooks/validate(_:_:)``) refused the object.
+            case custom
         }
 
         /// The object at fault.
         public let objectID: ObjectID
-        /// The attribute at fault.
-        public let key: String
+        /// The attribute or relationship at fault; `nil` when a custom validator refused the
+        /// object as a whole.
+        public let key: String?
         /// The rule it broke.
         public let rule: Rule
         /// What is wrong, with the value and the bound.
         public let message: String
 
         /// Creates a failure.
-        public init(objectID: ObjectID, key: String, rule: Rule, message: String) {
+        public init(objectID: ObjectID, key: String?, rule: Rule, message: String) {
             self.objectID = objectID
             self.key = key
             self.rule = rule
             self.message = message
         }
 
-        public var description: String { "\(objectID).\(key): \(message)" }
+        public var description: String { key.map { "\(objectID).\($0): \(message)" } ?? "\(objectID): \(message)" }
     }
 
     /// Every value at fault, in object then attribute order.

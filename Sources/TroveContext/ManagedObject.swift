@@ -116,13 +116,17 @@ public final class ManagedObject {
     /// time one is accessed (see ``FetchRequest/returnsObjectsAsFaults`` and
     /// ``FetchRequest/fetchBatchSize``).
     public var isFault: Bool {
-        !isInserted && snapshot == nil && context != nil
+        !isInserted && snapshot == nil
     }
 
     /// Reads the object's row if it is a fault.
-    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store.
+    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store, or
+    ///   `.notInContext` when the object has no context to read it with.
     func fireFault() throws {
-        guard isFault, let context else { return }
+        guard isFault else { return }
+        guard let context else {
+            throw ObjectError(.notInContext, "\(objectID) has no values in memory and no context to read them (it was reset or rolled back); fetch it again")
+        }
         try context.fulfill(self)
     }
 

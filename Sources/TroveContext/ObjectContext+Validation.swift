@@ -15,6 +15,15 @@ extension ObjectContext {
             for index in indices {
                 failures += check(object.entity.relationships[index], holding: object.relationships[index].objectIDs.count, in: object.objectID)
             }
+            for validator in hooks.validators(for: object.entity, in: model) {
+                do {
+                    try validator(object)
+                } catch let rejection as ObjectHooks.Rejection {
+                    failures.append(ValidationError.Failure(objectID: object.objectID, key: rejection.key, rule: .custom, message: rejection.message))
+                } catch {
+                    failures.append(ValidationError.Failure(objectID: object.objectID, key: nil, rule: .custom, message: "\(error)"))
+                }
+            }
         }
         for object in deleted.values.sorted(by: { $0.objectID.description < $1.objectID.description }) {
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {

@@ -13,6 +13,8 @@ public final class ObjectContext {
     public let model: Model
     /// The store the context reads from and saves to.
     public let store: any PersistentStore
+    /// The code that runs at deletes and saves of the entities it names.
+    public let hooks: ObjectHooks
 
     /// Every object the context knows, held weakly (changed objects are also held below).
     private var registry: [ObjectID: WeakObject] = [:]
@@ -28,10 +30,11 @@ public final class ObjectContext {
     /// object made from one leaves the cache; `reset()` empties it.
     private var rowCache: [ObjectID: RowSnapshot] = [:]
 
-    /// Creates a context on a store.
-    public init(store: any PersistentStore) {
+    /// Creates a context on a store, with the hooks its objects' entities have.
+    public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
         self.model = store.model
         self.store = store
+        self.hooks = hooks
     }
 
     // MARK: Inserting and deleting
@@ -69,6 +72,9 @@ public final class ObjectContext {
         try checkOwnership(object)
         if object.isDeleted { return }
         try object.fireFault()
+        for hook in hooks.deletionHooks(for: object.entity, in: model) {
+            try hook(object)
+        }
         object.isDeleted = true
         deleted[object.objectID] = object
         for (index, relationship) in object.entity.relationships.enumerated() {
@@ -110,6 +116,9 @@ public final class ObjectContext {
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
         registry[id]?.object
     }
+
+    /// The number of entries in the registry, live or not yet swept (for tests of memory).
+    var registrySize: Int { registry.count }
 
     func registry(for id: ObjectID) -> ManagedObject? {
         registry[id]?.object

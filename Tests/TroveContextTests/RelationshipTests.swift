@@ -193,7 +193,7 @@ import TroveTesting
         let team = try context.insert("Team")
         let loner = try context.insert("Member")
         let error = try #require(throws: ValidationError.self) { try context.save() }
-        #expect(Set(error.failures.map { "\($0.key).\($0.rule.rawValue)" }) == ["members.required", "team.required"])
+        #expect(Set(error.failures.map { "\($0.key ?? "-").\($0.rule.rawValue)" }) == ["members.required", "team.required"])
         try team.addRelatedObject(loner, forKey: "members")
         let few = try #require(throws: ValidationError.self) { try context.save() }
         #expect(few.failures.map(\.rule) == [.minimum])

@@ -33,7 +33,7 @@ import TroveTesting
         try bad.setValue(.binary(Data([1, 2, 3, 4, 5])), forKey: "avatar")
 
         let error = try #require(throws: ValidationError.self) { try context.save() }
-        let found = Set(error.failures.map { "\($0.objectID.entityName).\($0.key).\($0.rule.rawValue)" })
+        let found = Set(error.failures.map { "\($0.objectID.entityName).\($0.key ?? "-").\($0.rule.rawValue)" })
         #expect(found == ["Account.handle.required", "Account.handle.minimum", "Account.handle.regex",
                           "Account.balance.minimum", "Account.joined.maximum", "Account.avatar.maximum", "Account.age.maximum"])
         #expect(error.failures.contains { $0.objectID == missing.objectID && $0.rule == .required })

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import Trove
+import TroveTesting
+
+@Suite struct EasyFetchTests {
+    let dir: TemporaryDirectory
+    let context: ObjectContext
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        context = try Container(model: SampleModels.photos(), url: dir.file("photos.trove")).newContext()
+        let ann = try context.insert("Photographer")
+        try ann.setValue("ann", forKey: "id")
+        try ann.setValue("Ann", forKey: "name")
+        for (i, title) in ["Sunset", "sunrise", "Beach", "Harbour"].enumerated() {
+            let photo = try context.insert("Photo")
+            try photo.setValue(.string("p\(i)"), forKey: "id")
+            try photo.setValue(.string(title), forKey: "title")
+            try photo.setValue(.integer(Int64(100 * i)), forKey: "views")
+            try photo.setRelatedObject(i < 3 ? ann : nil, forKey: "whoTook")
+        }
+        try context.save()
+    }
+
+    func titles(_ objects: [ManagedObject]) throws -> [String] {
+        try objects.map { try $0.value(forKey: "title", as: String.self) ?? "nil" }
+    }
+
+    @Test func oneLinersForTheUsualQuestions() throws {
+        #expect(try titles(context.fetch("Photo", where: "views > %d", 50, sortedBy: "-views")) == ["Harbour", "Beach", "sunrise"])
+        #expect(try titles(context.fetch("Photo", sortedBy: "title:ci")) == ["Beach", "Harbour", "sunrise", "Sunset"])
+        #expect(try context.fetchFirst("Photo", where: "title BEGINSWITH[c] %@", "sun", sortedBy: "views")?.value(forKey: "id") == "p0")
+        #expect(try context.fetchFirst("Photographer", whereKey: "id", equals: "ann")?.value(forKey: "name") == "Ann")
+        #expect(try context.fetchFirst("Photographer", whereKey: "id", equals: "bob") == nil)
+        #expect(try context.fetchCount("Photo", where: "whoTook.name == %@", "Ann") == 3)
+        #expect(try context.fetchCount("Photo") == 4)
+        #expect(try context.exists("Photo", where: "whoTook == nil"))
+        #expect(try !context.exists("Photo", where: "views > %d", 1000))
+    }
+
+    @Test func deleteAllMatchingAppliesAtTheNextSave() throws {
+        #expect(try context.deleteAll("Photo", where: "views < %d", 150) == 2)
+        #expect(try context.fetchCount("Photo") == 2, "a fetch sees the unsaved deletes")
+        try context.save()
+        #expect(try context.store.count(of: "Photo") == 2)
+    }
+
+    @Test func badInputIsAnErrorWithItsPlace() throws {
+        let error = try #require(throws: Trove.PredicateError.self) { try context.fetch("Photo", where: "views >") }
+        #expect(error.description.contains("^"))
+        #expect(throws: Trove.PredicateError.self) { try context.fetch("Photo", sortedBy: "-nope") }
+        #expect(throws: (any Error).self) { try context.fetchCount("Nothing") }
+    }
+}
