@@ -35,10 +35,53 @@ import TroveTesting
         #expect(views == 0)
     }
 
-    @Test func theSampleModelLoads() throws {
+    static func sampleModel() throws -> Model {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/Photos/model.json")
-        let model = try Model(contentsOf: url.standardizedFileURL)
+        return try Model(contentsOf: url.standardizedFileURL)
+    }
+
+    @Test func theSampleModelLoads() throws {
+        let model = try Self.sampleModel()
         #expect(model.entities.map(\.name) == ["Photographer", "Photo", "Tag"])
         #expect(model.warnings.isEmpty)
+    }
+
+    @Test func theRelationshipAndFetchingExamplesRun() throws {
+        let context = try Container(store: SQLiteStore(inMemoryWith: Self.sampleModel())).newContext()
+        let photo = try context.insert("Photo"), other = try context.insert("Photo")
+        try photo.setValue("p1", forKey: "id")
+        try other.setValue("p2", forKey: "id")
+        try photo.setValue(150, forKey: "views")
+        try photo.setValue("Café", forKey: "title")
+        for name in ["sea", "sky", "sand"] {
+            let tag = try context.insert("Tag")
+            try tag.setValue(.string(name), forKey: "name")
+            try photo.addRelatedObject(tag, forKey: "tags")
+        }
+
+        let ann = try context.insert("Photographer")
+        try ann.setValue("ann", forKey: "id")
+        try ann.setValue("Ann", forKey: "name")
+        try photo.setRelatedObject(ann, forKey: "whoTook")
+        #expect(try ann.relatedObjects(forKey: "photos") == [photo])
+        try ann.addRelatedObject(other, forKey: "photos")
+        #expect(try other.relatedObject(forKey: "whoTook") === ann)
+        try context.save()
+
+        let popular = try context.fetch("Photo", where: "views > %d AND whoTook.name == %@", 100, "Ann", sortedBy: "-views,title:ci")
+        #expect(popular == [photo])
+        #expect(try context.fetchFirst("Photographer", whereKey: "id", equals: "ann") === ann)
+        #expect(try context.fetchCount("Photo", where: "ANY tags.name IN %@", ["sea", "sky"]) == 1)
+        #expect(try context.exists("Photo", where: "title CONTAINS[cd] %@", "cafe"))
+        var request = FetchRequest(entityName: "Photo")
+        request.predicate = try Predicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 1")
+        request.sortDescriptors = [SortDescriptor("uploadDate", ascending: false)]
+        request.fetchLimit = 20
+        request.fetchBatchSize = 500
+        request.relationshipKeyPathsForPrefetching = ["whoTook"]
+        #expect(try Array(context.fetch(request)) == [photo])
+        #expect(try context.deleteAll("Photo", where: "views == 0") == 1)
+        try context.delete(ann)
+        #expect(photo.isDeleted, "cascade: her photos go too")
     }
 }
