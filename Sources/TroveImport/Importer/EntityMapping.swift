@@ -1,0 +1,96 @@
+import TroveModel
+
+/// How one entity's objects are read from JSON records, computed once per entity and cached by
+/// the importer: for each attribute and relationship, the key paths to look for (in order), and
+/// the coercer that turns JSON into the attribute's type.
+struct EntityMapping {
+    struct AttributeMapping {
+        let index: Int
+        let attribute: Attribute
+        /// Candidate key paths, tried in order; each is the keys to follow into nested objects.
+        let keyPaths: [[String]]
+        let coercer: AttributeCoercer
+    }
+
+    struct RelationshipMapping {
+        let index: Int
+        let relationship: Relationship
+        let keyPaths: [[String]]
+        let destination: Entity
+        /// The destination attribute a scalar reference is matched against, and its coercer.
+        let referenceKey: (index: Int, coercer: AttributeCoercer)?
+    }
+
+    let entity: Entity
+    let attributes: [AttributeMapping]
+    let relationships: [RelationshipMapping]
+    /// The first key of every candidate path: the record keys this entity reads.
+    let knownKeys: Set<String>
+    /// Uniqueness constraints as attribute positions, with their coercers.
+    let uniqueKeys: [[Int]]
+
+    init(entity: Entity, model: Model, transformers: ValueTransformerRegistry) throws {
+        self.entity = entity
+        func keyPaths(_ remoteKeys: [String], name: String) -> [[String]] {
+            let spelled = remoteKeys.isEmpty ? RemoteKeys.candidates(for: name, style: model.keyStyle) : remoteKeys
+            return spelled.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        }
+        attributes = try entity.attributes.enumerated().map { index, attribute in
+            AttributeMapping(index: index, attribute: attribute, keyPaths: keyPaths(attribute.remoteKeys, name: attribute.name),
+                             coercer: try Self.coercer(attribute, transformers))
+        }
+        relationships = try entity.relationships.enumerated().compactMap { index, relationship in
+            guard let destination = model.entity(named: relationship.destination) else { return nil }
+            var reference: (Int, AttributeCoercer)?
+            let keyName = relationship.referenceKey ?? (destination.uniqueBy.first?.count == 1 ? destination.uniqueBy.first?.first : nil)
+            if let keyName, let keyIndex = destination.attributeIndex(named: keyName) {
+                reference = (keyIndex, try Self.coercer(destination.attributes[keyIndex], transformers))
+            }
+            return RelationshipMapping(index: index, relationship: relationship,
+                                       keyPaths: keyPaths(relationship.remoteKeys, name: relationship.name),
+                                       destination: destination, referenceKey: reference)
+        }
+        knownKeys = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
+        uniqueKeys = entity.uniqueBy.map { names in names.compactMap { entity.attributeIndex(named: $0) } }
+    }
+
+    private static func coercer(_ attribute: Attribute, _ transformers: ValueTransformerRegistry) throws -> AttributeCoercer {
+        do {
+            return try AttributeCoercer(attribute, transformers: transformers)
+        } catch {
+            throw ImportError(.unknownTransformer, "attribute '\(attribute.name)' names transformer '\(error.name)', which is not registered; registered: \(error.registered.joined(separator: ", "))")
+        }
+    }
+}
+
+/// How attribute names are spelled as JSON keys.
+enum RemoteKeys {
+    /// The JSON keys an attribute is looked up under: the name in the model's key style, and
+    /// the exact name too.
+    static func candidates(for name: String, style: KeyStyle) -> [String] {
+        switch style {
+        case .exact: return [name]
+        case .snakeCase:
+            let snake = snakeCase(name)
+            return snake == name ? [name] : [snake, name]
+        }
+    }
+
+    /// `uploadDate` → `upload_date`, `userID` → `user_id`, `URLString` → `url_string`: a run of
+    /// capitals is one word, whose last capital starts the next word when a lower-case letter follows.
+    static func snakeCase(_ name: String) -> String {
+        let characters = Array(name)
+        var result = ""
+        for (i, c) in characters.enumerated() {
+            if c.isUppercase, i > 0 {
+                let previous = characters[i - 1]
+                let nextIsLower = i + 1 < characters.count && characters[i + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) {
+                    result.append("_")
+                }
+            }
+            result.append(contentsOf: c.lowercased())
+        }
+        return result
+    }
+}

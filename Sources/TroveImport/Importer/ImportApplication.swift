@@ -1,0 +1,165 @@
+import TroveContext
+import TroveModel
+
+/// Applies read records to a context: finds existing objects by key in batches, creates the
+/// others, sets values that differ, links relationships by their import policy, and makes stubs
+/// for references to objects not stored yet. Keeps what it did, for the report.
+struct ImportApplication {
+    let context: ObjectContext
+    let hooks: ImportHooks
+    /// Objects by key: found in the store, or created by this batch.
+    private var identity: [UniqueKey: ManagedObject] = [:]
+    private var inserted: Set<ObjectID> = []
+    private var stubs: Set<ObjectID> = []
+    private var existing: [ObjectID: ManagedObject] = [:]
+    private var orphansDeleted: [String: Int] = [:]
+    /// The last record that touched each object, to blame it when the save refuses the object.
+    private var touchedBy: [ObjectID: Int] = [:]
+
+    init(context: ObjectContext, hooks: ImportHooks) {
+        self.context = context
+        self.hooks = hooks
+    }
+
+    // MARK: Find
+
+    /// Looks up every key of the batch: one query per entity and constraint.
+    mutating func findExisting(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)]) throws {
+        /// Keys of one constraint of one hierarchy: looked up together.
+        struct Group: Hashable, Comparable {
+            let root: String
+            let attributes: [Int]
+            static func < (a: Group, b: Group) -> Bool {
+                (a.root, a.attributes.map(String.init).joined(separator: ",")) < (b.root, b.attributes.map(String.init).joined(separator: ","))
+            }
+        }
+        var groups: [Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
+        func add(_ key: UniqueKey, _ entity: Entity) {
+            groups[Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
+        }
+        for node in nodes {
+            if let key = node.key { add(key, node.mapping.entity) }
+        }
+        for (key, destination) in references { add(key, destination) }
+
+        for group in groups.keys.sorted() {
+            guard let (entity, keys) = groups[group], let sample = keys.first else { continue }
+            let names = sample.attributes.map { entity.attributes[$0].name }
+            var request = FetchRequest(entityName: context.model.entity(named: sample.root)?.name ?? entity.name)
+            if names.count == 1 {
+                request.predicate = try Predicate(format: "%K IN %@", names[0], keys.map { $0.values[0] })
+            } else {
+                let clause = "(" + names.map { _ in "%K == %@" }.joined(separator: " AND ") + ")"
+                let format = Array(repeating: clause, count: keys.count).joined(separator: " OR ")
+                var arguments: [any PredicateArgument] = []
+                for key in keys {
+                    for (name, value) in zip(names, key.values) { arguments += [name, value] }
+                }
+                request.predicate = try Predicate(format: format, arguments: arguments)
+            }
+            for object in try context.fetch(request) {
+                let values = try names.map { try object.value(forKey: $0) }
+                identity[UniqueKey(root: sample.root, attributes: sample.attributes, values: values)] = object
+            }
+        }
+    }
+
+    // MARK: Apply
+
+    /// Applies one top-level record's node tree.
+    mutating func apply(_ node: ImportNode, record: Int) throws {
+        _ = try object(for: node, linkedFrom: nil, record: record)
+    }
+
+    private mutating func object(for node: ImportNode, linkedFrom parent: (object: ManagedObject, index: Int)?, record: Int) throws -> ManagedObject {
+        let entity = node.mapping.entity
+        let object: ManagedObject
+        if let key = node.key, let found = identity[key] {
+            object = found
+            if stubs.remove(found.objectID) != nil { inserted.insert(found.objectID) }
+        } else if node.key == nil, let (owner, index) = parent, !owner.entity.relationships[index].isToMany,
+                  let linked = try owner.relatedObject(forKey: owner.entity.relationships[index].name), linked.entity.isKind(of: entity) {
+            // A destination without a unique key: a nested to-one updates the object already linked.
+            object = linked
+        } else {
+            object = try context.insert(entity.name)
+            inserted.insert(object.objectID)
+            if let key = node.key { identity[key] = object }
+        }
+        if !inserted.contains(object.objectID) { existing[object.objectID] = object }
+        touchedBy[object.objectID] = record
+
+        for (index, value) in node.values {
+            try object.setValue(value, forKey: entity.attributes[index].name)
+        }
+        for (index, target) in node.toOne {
+            let related = try target.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
+            try object.setRelatedObject(related, forKey: entity.relationships[index].name)
+        }
+        for (index, targets) in node.toMany {
+            let relationship = entity.relationships[index]
+            let related = try targets.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
+            switch relationship.importPolicy {
+            case .union:
+                for item in related { try object.addRelatedObject(item, forKey: relationship.name) }
+            case .replace:
+                try object.setRelatedObjects(related, forKey: relationship.name)
+            case .replaceDeletingOrphans:
+                let keep = Set(related.map(\.objectID))
+                let orphans = try object.relatedObjects(forKey: relationship.name).filter { !keep.contains($0.objectID) }
+                try object.setRelatedObjects(related, forKey: relationship.name)
+                for orphan in orphans where !orphan.isDeleted {
+                    try context.delete(orphan)
+                    orphansDeleted[orphan.entity.name, default: 0] += 1
+                }
+            }
+        }
+        for (handler, value) in node.handled {
+            try handler(object, value)
+        }
+        if let after = hooks.after[entity.name] {
+            try after(object, node.record)
+        }
+        return object
+    }
+
+    private mutating func object(for target: ImportTarget, linkedFrom parent: (object: ManagedObject, index: Int), record: Int) throws -> ManagedObject {
+        switch target {
+        case .node(let node):
+            return try object(for: node, linkedFrom: parent, record: record)
+        case .reference(let key, let destination):
+            if let found = identity[key] { return found }
+            let stub = try context.insert(destination.name)
+            for (index, value) in zip(key.attributes, key.values) {
+                try stub.setValue(value, forKey: destination.attributes[index].name)
+            }
+            identity[key] = stub
+            stubs.insert(stub.objectID)
+            touchedBy[stub.objectID] = record
+            return stub
+        }
+    }
+
+    // MARK: Results
+
+    /// The record to blame for an object the save refused.
+    func record(touching id: ObjectID) -> Int? {
+        touchedBy[id]
+    }
+
+    /// What the batch did per entity (before its save: inserted objects still have temporary IDs).
+    func counts() -> [String: ImportReport.EntityCounts] {
+        var counts: [String: ImportReport.EntityCounts] = [:]
+        for id in inserted { counts[id.entityName, default: .init()].inserted += 1 }
+        for id in stubs { counts[id.entityName, default: .init()].stubs += 1 }
+        for object in existing.values where !object.isDeleted {
+            if object.isUpdated {
+                counts[object.entity.name, default: .init()].updated += 1
+            } else {
+                counts[object.entity.name, default: .init()].unchanged += 1
+            }
+        }
+        for (name, deleted) in orphansDeleted { counts[name, default: .init()].deleted += deleted }
+        return counts
+    }
+}

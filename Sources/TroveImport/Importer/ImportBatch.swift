@@ -1,0 +1,113 @@
+import TroveContext
+import TroveModel
+
+/// One batch of top-level records: read, find-or-create, apply, save. When applying or saving
+/// fails for some records, the context is rolled back and the batch runs again without them,
+/// so that a rejected record never leaves part of itself behind.
+struct ImportBatch {
+    let importer: Importer
+    let entity: Entity
+    let records: ArraySlice<JSONValue>
+    let firstIndex: Int
+    private var rejected: [Int: RejectedRecord] = [:]
+
+    init(importer: Importer, entity: Entity, records: ArraySlice<JSONValue>, firstIndex: Int) {
+        self.importer = importer
+        self.entity = entity
+        self.records = records
+        self.firstIndex = firstIndex
+    }
+
+    private var context: ObjectContext { importer.context }
+
+    /// Imports the batch and saves it; adds the keys of imported top-level records to `seen`.
+    mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
+        let parser = ImportParser(hooks: importer.options.hooks) { [importer] entity in try importer.mapping(for: entity) }
+        var plans: [(index: Int, node: ImportNode)] = []
+        var skipped = 0
+        for (offset, record) in records.enumerated() {
+            let index = firstIndex + offset
+            do {
+                if let node = try parser.parse(record, as: entity, path: "") {
+                    plans.append((index, node))
+                } else {
+                    skipped += 1
+                }
+            } catch let rejection as Rejection {
+                try reject(rejection.rejected(index: index, record: record))
+            }
+        }
+
+        while true {
+            let accepted = plans.filter { rejected[$0.index] == nil }
+            var application = ImportApplication(context: context, hooks: importer.options.hooks)
+            do {
+                try application.findExisting(accepted.flatMap { $0.node.allNodes }, references: accepted.flatMap { $0.node.allReferences })
+            } catch {
+                context.rollback()
+                throw error
+            }
+            var failed = false
+            for plan in accepted {
+                do {
+                    try application.apply(plan.node, record: plan.index)
+                } catch {
+                    context.rollback()
+                    try reject(Rejection(path: plan.node.path, value: nil, expected: "",
+                                         reason: "\(error)").rejected(index: plan.index, record: plan.node.record))
+                    failed = true
+                    break
+                }
+            }
+            if failed { continue }
+            do {
+                let counts = application.counts()
+                try context.save()
+                return report(accepted, skipped: skipped, counts: counts, seen: &seen)
+            } catch let error as ValidationError {
+                context.rollback()
+                let byRecord = Dictionary(grouping: error.failures) { application.record(touching: $0.objectID) }
+                for (index, failures) in byRecord {
+                    guard let index, let plan = accepted.first(where: { $0.index == index }) else { continue }
+                    let reason = failures.map(\.description).joined(separator: "; ")
+                    try reject(Rejection(path: plan.node.path, value: nil, expected: "", reason: reason)
+                        .rejected(index: index, record: plan.node.record))
+                }
+                if byRecord.keys.allSatisfy({ $0 == nil }) { throw error }
+            } catch {
+                context.rollback()
+                throw error
+            }
+        }
+    }
+
+    /// Records a rejection; in strict mode, stops the import.
+    private mutating func reject(_ record: RejectedRecord) throws {
+        rejected[record.index] = record
+        if importer.options.strict {
+            context.rollback()
+            var report = ImportReport()
+            report.recordsRead = record.index - firstIndex + 1
+            report.rejected = [record]
+            throw ImportError(.recordRejected, "strict import stopped at \(record); nothing of its batch was written", report: report)
+        }
+    }
+
+    private func report(_ accepted: [(index: Int, node: ImportNode)], skipped: Int,
+                        counts: [String: ImportReport.EntityCounts], seen: inout Set<UniqueKey>) -> ImportReport {
+        var report = ImportReport()
+        report.recordsRead = records.count
+        report.recordsImported = accepted.count
+        report.recordsSkipped = skipped
+        report.entities = counts
+        report.rejected = rejected.values.sorted { $0.index < $1.index }
+        for plan in accepted {
+            if let key = plan.node.key { seen.insert(key) }
+            for node in plan.node.allNodes {
+                for kind in node.coercions { report.coercions[kind, default: 0] += 1 }
+                for key in node.unknownKeys { report.unknownKeys["\(node.mapping.entity.name).\(key)", default: 0] += 1 }
+            }
+        }
+        return report
+    }
+}

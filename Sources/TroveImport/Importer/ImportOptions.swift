@@ -1,0 +1,69 @@
+public import TroveContext
+public import TroveModel
+
+/// How an import runs: batch size, strictness, sync scope, transformers and hooks.
+public struct ImportOptions: Sendable {
+    /// Top-level records per save (each batch is one transaction; find-or-create runs one
+    /// query per entity per batch). Default 1000.
+    public var batchSize: Int
+    /// Stop at the first rejected record, writing nothing of its batch (default `false`: the
+    /// other records still land).
+    public var strict: Bool
+    /// When set, objects of the imported entity that match this predicate and were not in the
+    /// payload are deleted after the import; nothing is deleted if any record was rejected.
+    public var syncScope: Predicate?
+    /// The value transformers the model's `transformer` keys name.
+    public var transformers: ValueTransformerRegistry
+    /// Code that runs per record, per object and per key.
+    public var hooks: ImportHooks
+
+    /// Creates options.
+    public init(batchSize: Int = 1000, strict: Bool = false, syncScope: Predicate? = nil,
+                transformers: ValueTransformerRegistry = .standard, hooks: ImportHooks = ImportHooks()) {
+        self.batchSize = batchSize
+        self.strict = strict
+        self.syncScope = syncScope
+        self.transformers = transformers
+        self.hooks = hooks
+    }
+}
+
+/// Code an import runs for the records and objects of an entity (DCTCoreData's manual hooks).
+///
+/// ```swift
+/// var hooks = ImportHooks()
+/// hooks.beforeRecord(of: "Photo") { record in record.objectValue?["private"] == true ? nil : record }
+/// hooks.afterRecord(of: "Photo") { photo, record in try photo.setValue(.boolean(true), forKey: "imported") }
+/// hooks.handleKey("colour", of: "Photo") { photo, value in /* takes over the key "colour" */ }
+/// ```
+public struct ImportHooks: Sendable {
+    /// Sees each record of an entity before it is read: return it (rewritten if you like), or
+    /// `nil` to skip it. Throwing rejects the record.
+    public typealias BeforeRecord = @Sendable (JSONValue) throws -> JSONValue?
+    /// Sees each object after its record was applied, with the record.
+    public typealias AfterRecord = @Sendable (ManagedObject, JSONValue) throws -> Void
+    /// Takes over one JSON key of a record entirely: the model's mapping does not read it.
+    public typealias KeyHandler = @Sendable (ManagedObject, JSONValue) throws -> Void
+
+    var before: [String: BeforeRecord] = [:]
+    var after: [String: AfterRecord] = [:]
+    var keyHandlers: [String: [String: KeyHandler]] = [:]
+
+    /// No hooks.
+    public init() {}
+
+    /// Runs `body` on each record of `entityName` before it is read.
+    public mutating func beforeRecord(of entityName: String, _ body: @escaping BeforeRecord) {
+        before[entityName] = body
+    }
+
+    /// Runs `body` on each object of `entityName` after its record was applied.
+    public mutating func afterRecord(of entityName: String, _ body: @escaping AfterRecord) {
+        after[entityName] = body
+    }
+
+    /// Lets `body` handle the JSON key `key` of records of `entityName` instead of the mapping.
+    public mutating func handleKey(_ key: String, of entityName: String, _ body: @escaping KeyHandler) {
+        keyHandlers[entityName, default: [:]][key] = body
+    }
+}

@@ -1,0 +1,152 @@
+import TroveModel
+
+/// Reads records into ``ImportNode`` trees: the model drives, each attribute and relationship
+/// looked up in the record under its remote keys and coerced. Pure: nothing is changed, so a
+/// record that fails anywhere is rejected whole.
+struct ImportParser {
+    let hooks: ImportHooks
+    let mapping: (Entity) throws -> EntityMapping
+
+    /// The node for a record, or `nil` when a before-record hook skipped it.
+    func parse(_ json: JSONValue, as entity: Entity, path: String) throws -> ImportNode? {
+        let mapping = try mapping(entity)
+        var json = json
+        if let before = hooks.before[entity.name] {
+            do {
+                guard let rewritten = try before(json) else { return nil }
+                json = rewritten
+            } catch {
+                throw Rejection(path: path, value: json, expected: "a record the hook accepts", reason: "the before-record hook of \(entity.name) refused it: \(error)")
+            }
+        }
+        guard case .object(let members) = json else {
+            throw Rejection(path: path, value: json, expected: "an object", reason: "a \(entity.name) record must be a JSON object, not \(json.kindName == "array" ? "an" : "a") \(json.kindName)")
+        }
+        let node = ImportNode(mapping: mapping, path: path, record: json)
+        let handlers = hooks.keyHandlers[entity.name] ?? [:]
+        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+            if let handler = handlers[key] {
+                node.handled.append((handler, value))
+            } else if !mapping.knownKeys.contains(key) {
+                node.unknownKeys.append(key)
+            }
+        }
+
+        for attribute in mapping.attributes {
+            guard let (value, keyPath) = Self.lookup(members, attribute.keyPaths, skipping: handlers) else { continue }
+            let at = Self.join(path, keyPath)
+            if case .null = value {
+                guard attribute.attribute.isOptional else {
+                    throw Rejection(path: at, value: value, expected: attribute.attribute.type.rawValue,
+                                    reason: "\(entity.name).\(attribute.attribute.name) is required and cannot be null")
+                }
+                node.values.append((attribute.index, .null))
+                continue
+            }
+            switch attribute.coercer.coerce(value) {
+            case .success(let coerced):
+                node.values.append((attribute.index, coerced.value))
+                if coerced.kind != .none { node.coercions.append(coerced.kind) }
+            case .failure(let rejection):
+                throw Rejection(path: at, value: value, expected: rejection.expected.rawValue,
+                                reason: "\(entity.name).\(attribute.attribute.name): \(rejection.detail)")
+            }
+        }
+
+        node.key = Self.key(of: node, in: entity)
+        if !entity.uniqueBy.isEmpty && node.key == nil {
+            let names = entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")
+            throw Rejection(path: path, value: json, expected: "its unique key (\(names))",
+                            reason: "a \(entity.name) record needs its unique key \(names) to be found or created")
+        }
+
+        for relationship in mapping.relationships {
+            guard let (value, keyPath) = Self.lookup(members, relationship.keyPaths, skipping: handlers) else { continue }
+            let at = Self.join(path, keyPath)
+            if relationship.relationship.isToMany {
+                switch value {
+                case .null: node.toMany.append((relationship.index, []))
+                case .array(let elements):
+                    let targets = try elements.enumerated().map { i, element in
+                        try target(element, of: relationship, path: "\(at)[\(i)]")
+                    }
+                    node.toMany.append((relationship.index, targets.compactMap { $0 }))
+                default:
+                    throw Rejection(path: at, value: value, expected: "an array",
+                                    reason: "\(entity.name).\(relationship.relationship.name) is to-many and takes an array of objects or keys")
+                }
+            } else {
+                switch value {
+                case .null: node.toOne.append((relationship.index, nil))
+                case .array:
+                    throw Rejection(path: at, value: value, expected: "an object or a key",
+                                    reason: "\(entity.name).\(relationship.relationship.name) is to-one and takes one object or key")
+                default:
+                    if let target = try target(value, of: relationship, path: at) {
+                        node.toOne.append((relationship.index, target))
+                    }
+                }
+            }
+        }
+        return node
+    }
+
+    /// A nested object or a scalar reference, as the relationship's destination.
+    private func target(_ value: JSONValue, of relationship: EntityMapping.RelationshipMapping, path: String) throws -> ImportTarget? {
+        let destination = relationship.destination
+        switch value {
+        case .object:
+            return try parse(value, as: destination, path: path).map(ImportTarget.node)
+        case .string, .number, .bool:
+            guard let reference = relationship.referenceKey else {
+                throw Rejection(path: path, value: value, expected: "an object",
+                                reason: "\(destination.name) has no single-attribute unique key (or referenceKey) to find it by \(value.kindName)")
+            }
+            switch reference.coercer.coerce(value) {
+            case .success(let coerced):
+                return .reference(UniqueKey(root: destination.rootName, attributes: [reference.index], values: [coerced.value]),
+                                  destination: destination)
+            case .failure(let rejection):
+                throw Rejection(path: path, value: value, expected: rejection.expected.rawValue,
+                                reason: "a reference to \(destination.name) by \(destination.attributes[reference.index].name): \(rejection.detail)")
+            }
+        default:
+            throw Rejection(path: path, value: value, expected: "an object or a key", reason: "expected an object or a key for \(destination.name)")
+        }
+    }
+
+    /// The node's key: the values of the first uniqueness constraint it has all of.
+    static func key(of node: ImportNode, in entity: Entity) -> UniqueKey? {
+        let values = Dictionary(node.values.map { ($0.index, $0.value) }, uniquingKeysWith: { _, last in last })
+        for constraint in node.mapping.uniqueKeys {
+            let keyValues = constraint.compactMap { values[$0] }
+            if keyValues.count == constraint.count, !keyValues.contains(where: \.isNull) {
+                return UniqueKey(root: entity.rootName, attributes: constraint, values: keyValues)
+            }
+        }
+        return nil
+    }
+
+    /// The first candidate key path present in the record, with its value (`null` included: a
+    /// key present with null ends the search) and the path as written.
+    static func lookup(_ members: [String: JSONValue], _ keyPaths: [[String]], skipping handled: [String: ImportHooks.KeyHandler]) -> (JSONValue, String)? {
+        for keyPath in keyPaths {
+            guard let first = keyPath.first, handled[first] == nil else { continue }
+            var current: JSONValue = .object(members)
+            var found = true
+            for key in keyPath {
+                guard case .object(let object) = current, let next = object[key] else {
+                    found = false
+                    break
+                }
+                current = next
+            }
+            if found { return (current, keyPath.joined(separator: ".")) }
+        }
+        return nil
+    }
+
+    static func join(_ path: String, _ key: String) -> String {
+        path.isEmpty ? key : "\(path).\(key)"
+    }
+}

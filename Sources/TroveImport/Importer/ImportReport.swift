@@ -1,0 +1,133 @@
+import TroveModel
+
+/// What an import did: objects inserted, updated, unchanged, deleted and stubbed per entity,
+/// coercions performed, unknown keys seen, and every rejected record with its reason.
+public struct ImportReport: Sendable, Codable, Hashable {
+    /// The counts of one entity.
+    public struct EntityCounts: Sendable, Codable, Hashable {
+        /// Objects created from records.
+        public var inserted = 0
+        /// Existing objects whose values or relationships changed.
+        public var updated = 0
+        /// Existing objects the payload named that already held those values.
+        public var unchanged = 0
+        /// Objects deleted (orphans of `replaceDeletingOrphans`, or outside the payload in a sync scope).
+        public var deleted = 0
+        /// Objects created holding only their key, for references to objects not in the store yet.
+        public var stubs = 0
+
+        /// Empty counts.
+        public init() {}
+    }
+
+    /// Top-level records read.
+    public var recordsRead = 0
+    /// Top-level records imported (read less rejected and skipped).
+    public var recordsImported = 0
+    /// Top-level records a before-record hook skipped.
+    public var recordsSkipped = 0
+    /// Counts per entity name.
+    public var entities: [String: EntityCounts] = [:]
+    /// How many values of each kind were converted to fit their attribute.
+    public var coercions: [CoercionKind: Int] = [:]
+    /// Record keys no attribute or relationship reads, as `Entity.key`, with how often seen.
+    public var unknownKeys: [String: Int] = [:]
+    /// Every rejected record, in input order.
+    public var rejected: [RejectedRecord] = []
+    /// Why a sync scope deleted nothing, when it did not run.
+    public var syncScopeSkipped: String?
+
+    /// An empty report.
+    public init() {}
+
+    /// Adds `other`'s counts to this report.
+    public mutating func merge(_ other: ImportReport) {
+        recordsRead += other.recordsRead
+        recordsImported += other.recordsImported
+        recordsSkipped += other.recordsSkipped
+        for (name, counts) in other.entities {
+            entities[name, default: EntityCounts()].add(counts)
+        }
+        coercions.merge(other.coercions, uniquingKeysWith: +)
+        unknownKeys.merge(other.unknownKeys, uniquingKeysWith: +)
+        rejected += other.rejected
+        syncScopeSkipped = other.syncScopeSkipped ?? syncScopeSkipped
+    }
+}
+
+extension ImportReport.EntityCounts {
+    mutating func add(_ other: ImportReport.EntityCounts) {
+        inserted += other.inserted
+        updated += other.updated
+        unchanged += other.unchanged
+        deleted += other.deleted
+        stubs += other.stubs
+    }
+}
+
+/// A record that was not imported, and why; nothing of it was written.
+public struct RejectedRecord: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The record's position among the top-level records, from 0.
+    public let index: Int
+    /// Where in the record the fault is, as a JSON path (`owner.photos[2].views`); empty for
+    /// the record as a whole.
+    public let path: String
+    /// The start of the value at fault.
+    public let excerpt: String
+    /// What was expected there (an attribute type, "an object", …).
+    public let expected: String
+    /// Why it was rejected.
+    public let reason: String
+    /// The whole record as compact JSON, to fix and import again.
+    public let record: String
+
+    public var description: String {
+        let place = path.isEmpty ? "record \(index)" : "record \(index) at \(path)"
+        return excerpt.isEmpty ? "\(place): \(reason)" : "\(place): \(reason) (got \(excerpt), expected \(expected))"
+    }
+}
+
+/// An import could not run, or (in strict mode) stopped at a rejected record.
+public struct ImportError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure. New codes may be added; switch with a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidJSON, rootNotFound, unknownEntity, unknownTransformer, contextHasChanges, recordRejected, syncScope
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The input is not valid JSON; the message has the line, column and byte offset.
+        public static let invalidJSON = Code(.invalidJSON)
+        /// The `root` key path does not lead to an array or object in the input.
+        public static let rootNotFound = Code(.rootNotFound)
+        /// The model has no such entity, or it is abstract.
+        public static let unknownEntity = Code(.unknownEntity)
+        /// The model names a transformer that is not registered.
+        public static let unknownTransformer = Code(.unknownTransformer)
+        /// The context had unsaved changes, which the import's saves would mix in.
+        public static let contextHasChanges = Code(.contextHasChanges)
+        /// Strict mode stopped at a rejected record; nothing of that batch was written.
+        public static let recordRejected = Code(.recordRejected)
+        /// The sync scope cannot be used (its entity has no unique key, or the predicate is wrong).
+        public static let syncScope = Code(.syncScope)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What was wrong, where, and what to do.
+    public let message: String
+    /// What the import did before it stopped (strict mode), if it ran.
+    public let report: ImportReport?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, report: ImportReport? = nil) {
+        self.code = code
+        self.message = message
+        self.report = report
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,125 @@
+public import Foundation
+public import TroveContext
+public import TroveModel
+
+/// Pours JSON records into the object graph of a context, driven by the model.
+///
+/// ```swift
+/// let importer = Importer(context: context)
+/// let report = try importer.importJSON(data, into: "Photo", root: "photos.photo")
+/// print(report.entities["Photo"]?.inserted ?? 0, report.rejected.count)
+/// ```
+/// For each record the entity's attributes and relationships are looked up under their remote
+/// keys and coerced to their types (unknown keys are counted, absent keys leave values alone,
+/// `null` clears). Objects are found by their unique keys — one query per entity per batch —
+/// or created. A record that fails anywhere is rejected whole, with its path and reason, and
+/// the other records still land. Each batch is saved in one transaction; re-importing the same
+/// payload changes and writes nothing.
+public final class Importer {
+    /// The context the import changes and saves.
+    public let context: ObjectContext
+    /// How the import runs.
+    public let options: ImportOptions
+    private var mappings: [String: EntityMapping] = [:]
+
+    /// An importer working in `context`, which must have no unsaved changes when an import starts.
+    public init(context: ObjectContext, options: ImportOptions = ImportOptions()) {
+        self.context = context
+        self.options = options
+    }
+
+    /// Imports JSON text: a top-level array is a list of records, a single object is one
+    /// record, and `root` (a dotted key path such as `photos.photo`) picks an array inside.
+    /// - Throws: ``ImportError`` `.invalidJSON` (with line, column and byte offset, before
+    ///   anything is written), `.rootNotFound`, or as ``importRecords(_:into:)``.
+    public func importJSON(_ data: Data, into entityName: String, root: String? = nil) throws -> ImportReport {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: data)
+        } catch {
+            throw ImportError(.invalidJSON, "\(error); nothing was imported")
+        }
+        var value = json
+        for key in root?.split(separator: ".").map(String.init) ?? [] {
+            guard case .object(let members) = value, let next = members[key] else {
+                throw ImportError(.rootNotFound, "the input has no key path '\(root ?? "")': '\(key)' is missing; check --root")
+            }
+            value = next
+        }
+        switch value {
+        case .array(let records): return try importRecords(records, into: entityName)
+        case .object: return try importRecords([value], into: entityName)
+        default:
+            throw ImportError(.rootNotFound, "expected an array of records or one record\(root.map { " at '\($0)'" } ?? ""), found \(value.kindName)")
+        }
+    }
+
+    /// Imports records into `entityName`, `options.batchSize` records per saved batch.
+    /// - Returns: what was inserted, updated, unchanged, deleted and rejected.
+    /// - Throws: ``ImportError`` for an unknown entity, a context with unsaved changes, a bad
+    ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
+    public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
+        guard let entity = context.model.entity(named: entityName), !entity.isAbstract else {
+            throw ImportError(.unknownEntity, "cannot import into '\(entityName)': the model has no such entity, or it is abstract; entities: \(context.model.entities.map(\.name).joined(separator: ", "))")
+        }
+        guard !context.hasChanges else {
+            throw ImportError(.contextHasChanges, "the context has unsaved changes, which the import's saves would write or discard; save or roll back first")
+        }
+        if options.syncScope != nil && entity.uniqueBy.isEmpty {
+            throw ImportError(.syncScope, "a sync scope needs \(entity.name) to have a unique key, to know which objects the payload names")
+        }
+        var report = ImportReport()
+        var seen: Set<UniqueKey> = []
+        var start = 0
+        while start < records.count {
+            let end = min(start + max(options.batchSize, 1), records.count)
+            var batch = ImportBatch(importer: self, entity: entity, records: records[start..<end], firstIndex: start)
+            do {
+                let batchReport = try batch.run(seen: &seen)
+                report.merge(batchReport)
+            } catch let error as ImportError where error.code == .recordRejected {
+                report.merge(error.report ?? ImportReport())
+                throw ImportError(.recordRejected, error.message, report: report)
+            }
+            start = end
+        }
+        if let scope = options.syncScope {
+            try sync(entity, scope: scope, seen: seen, report: &report)
+        }
+        return report
+    }
+
+    /// The mapping of an entity, computed once.
+    func mapping(for entity: Entity) throws -> EntityMapping {
+        if let mapping = mappings[entity.name] { return mapping }
+        let mapping = try EntityMapping(entity: entity, model: context.model, transformers: options.transformers)
+        mappings[entity.name] = mapping
+        return mapping
+    }
+
+    // MARK: Sync scope
+
+    private func sync(_ entity: Entity, scope: TroveModel.Predicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
+        guard report.rejected.isEmpty else {
+            report.syncScopeSkipped = "\(report.rejected.count) record(s) were rejected, so the payload is not the whole truth; nothing was deleted"
+            return
+        }
+        var request = FetchRequest(entityName: entity.name)
+        request.predicate = scope
+        request.fetchBatchSize = 1000
+        let mapping = try mapping(for: entity)
+        var deleted = 0
+        for object in try context.fetch(request) {
+            let keys = try mapping.uniqueKeys.map { constraint in
+                UniqueKey(root: entity.rootName, attributes: constraint,
+                          values: try constraint.map { try object.value(forKey: entity.attributes[$0].name) })
+            }
+            if !keys.contains(where: seen.contains) {
+                try context.delete(object)
+                deleted += 1
+            }
+        }
+        try context.save()
+        report.entities[entity.name, default: ImportReport.EntityCounts()].deleted += deleted
+    }
+}
