@@ -15,15 +15,17 @@ extension ObjectContext {
     public func fetch(_ request: FetchRequest) throws -> FetchedResults {
         let query = try StoreQuery(request, model: model)
         if let ids = try pendingAwareIDs(query, request) {
-            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
+            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize,
+                                  prefetching: request.relationshipKeyPathsForPrefetching)
         }
         if request.fetchBatchSize > 0 || request.returnsObjectsAsFaults {
             let ids = try store.fetchObjectIDs(query)
-            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
+            return FetchedResults(context: self, ids: ids, batchSize: request.fetchBatchSize,
+                                  prefetching: request.relationshipKeyPathsForPrefetching)
         }
         let objects = try store.fetch(query).map { try materialize($0) }
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
-        return FetchedResults(objects: objects)
+        let related = try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
+        return FetchedResults(objects: objects, keepingAlive: related)
     }
 
     /// The IDs of the objects a request selects, without reading their values.
@@ -70,8 +72,7 @@ extension ObjectContext {
             merged.sort { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
             return window(merged + insertedMatches.map(\.objectID), query)
         }
-        try loadObjects(for: untouched)
-        candidates = try untouched.map { try object(with: $0) } + updatedMatches + insertedMatches
+        candidates = try loadedObjects(for: untouched) + updatedMatches + insertedMatches
         let position = Dictionary(candidates.enumerated().map { ($1.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         candidates.sort { a, b in
             switch query.sortDescriptors.compare(a, b) {
@@ -101,68 +102,81 @@ extension ObjectContext {
 
     // MARK: Loading
 
-    /// Reads the rows of the objects that are not in memory (or are faults), in batches.
-    func loadObjects(for ids: [ObjectID]) throws {
-        let missing = ids.filter { registry(for: $0)?.isFault ?? true }
-        guard !missing.isEmpty else { return }
-        for snapshot in try store.rows(for: missing) {
-            _ = try materialize(snapshot)
+    /// The objects with `ids`, in order, reading in one batch the rows of those not in memory
+    /// (or faults); IDs without a row are left out. The caller holds what it gets: the context
+    /// keeps unchanged objects only while someone does.
+    func loadedObjects(for ids: [ObjectID]) throws -> [ManagedObject] {
+        var found: [ObjectID: ManagedObject] = [:]
+        var missing: [ObjectID] = []
+        for id in ids {
+            if let object = registry(for: id), !object.isFault { found[id] = object } else { missing.append(id) }
         }
+        if !missing.isEmpty {
+            for snapshot in try store.rows(for: missing) {
+                let object = try materialize(snapshot)
+                found[object.objectID] = object
+            }
+        }
+        return ids.compactMap { found[$0] }
     }
 
     /// Loads each relationship key path for all `objects`: per level, one query for the
     /// relationship (per 500 objects) and one for related rows not read yet.
-    func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws {
+    /// - Returns: the related objects loaded, for the caller to hold while it needs them.
+    func prefetch(_ keyPaths: [String], of objects: [ManagedObject]) throws -> [ManagedObject] {
+        var loaded: [ManagedObject] = []
         for keyPath in keyPaths {
             var level = objects
             for key in keyPath.split(separator: ".").map(String.init) where !level.isEmpty {
-                try loadRelationship(key, of: level)
+                let read = try loadRelationship(key, of: level)
                 var seen: Set<ObjectID> = []
                 let next = level.flatMap { object in
                     object.entity.relationshipIndex(named: key).map { object.relationships[$0].objectIDs } ?? []
                 }.filter { seen.insert($0).inserted }
-                try loadObjects(for: next)
-                level = next.compactMap { registry(for: $0) }
+                level = try withExtendedLifetime(read) { try loadedObjects(for: next) }
+                loaded += level
             }
         }
+        return loaded
     }
 }
 
 /// The objects of a fetch, as a random-access collection.
 ///
 /// Unbatched results hold their objects. Batched results (``FetchRequest/fetchBatchSize``)
-/// hold only IDs and load a batch of objects when one of its elements is first accessed,
-/// keeping only the current batch alive: iterate a million objects and memory stays flat.
+/// hold only IDs and load a batch of objects when one of its elements is first accessed, with
+/// the request's ``FetchRequest/relationshipKeyPathsForPrefetching`` for that batch, keeping
+/// only the current batch alive: iterate a million objects and memory stays flat.
 public struct FetchedResults: RandomAccessCollection {
     private enum Storage {
-        case objects([ManagedObject])
-        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, cache: BatchCache)
+        case objects([ManagedObject], related: [ManagedObject])
+        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String], cache: BatchCache)
     }
 
     private let storage: Storage
 
-    init(objects: [ManagedObject]) {
-        storage = .objects(objects)
+    init(objects: [ManagedObject], keepingAlive related: [ManagedObject] = []) {
+        storage = .objects(objects, related: related)
     }
 
-    init(context: ObjectContext, ids: [ObjectID], batchSize: Int) {
-        storage = .batched(context: context, ids: ids, batchSize: Swift.max(batchSize, 1), cache: BatchCache())
+    init(context: ObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String]) {
+        storage = .batched(context: context, ids: ids, batchSize: Swift.max(batchSize, 1), prefetching: prefetching, cache: BatchCache())
     }
 
     public var startIndex: Int { 0 }
 
     public var endIndex: Int {
         switch storage {
-        case .objects(let objects): objects.count
-        case .batched(_, let ids, _, _): ids.count
+        case .objects(let objects, _): objects.count
+        case .batched(_, let ids, _, _, _): ids.count
         }
     }
 
     /// The IDs of the results, without loading objects.
     public var objectIDs: [ObjectID] {
         switch storage {
-        case .objects(let objects): objects.map(\.objectID)
-        case .batched(_, let ids, _, _): ids
+        case .objects(let objects, _): objects.map(\.objectID)
+        case .batched(_, let ids, _, _, _): ids
         }
     }
 
@@ -170,15 +184,16 @@ public struct FetchedResults: RandomAccessCollection {
     /// whose row vanished since the fetch comes back as a fault that fails when touched.
     public subscript(position: Int) -> ManagedObject {
         switch storage {
-        case .objects(let objects):
+        case .objects(let objects, _):
             return objects[position]
-        case .batched(let context, let ids, let batchSize, let cache):
+        case .batched(let context, let ids, let batchSize, let prefetching, let cache):
             let batch = position / batchSize
             if cache.batch != batch {
                 let range = (batch * batchSize)..<Swift.min((batch + 1) * batchSize, ids.count)
                 let slice = Array(ids[range])
-                try? context.loadObjects(for: slice)
-                cache.objects = slice.compactMap { try? context.objectOrFault(for: $0) }
+                let loaded = (try? context.loadedObjects(for: slice)) ?? []
+                cache.objects = withExtendedLifetime(loaded) { slice.compactMap { try? context.objectOrFault(for: $0) } }
+                cache.related = (try? context.prefetch(prefetching, of: cache.objects)) ?? []
                 cache.batch = batch
             }
             let offset = position - batch * batchSize
@@ -194,4 +209,6 @@ public struct FetchedResults: RandomAccessCollection {
 final class BatchCache {
     var batch = -1
     var objects: [ManagedObject] = []
+    /// The objects prefetched for the batch, kept alive with it.
+    var related: [ManagedObject] = []
 }

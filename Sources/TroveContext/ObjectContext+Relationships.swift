@@ -17,7 +17,10 @@ extension ObjectContext {
 
     /// Loads relationship `name` of every object for which it is a fault: one query per 500
     /// objects of one entity; the related rows become registered objects.
-    func loadRelationship(_ name: String, of objects: [ManagedObject]) throws {
+    /// - Returns: the related objects read, for a caller that needs them held.
+    @discardableResult
+    func loadRelationship(_ name: String, of objects: [ManagedObject]) throws -> [ManagedObject] {
+        var read: [ManagedObject] = []
         var groups: [String: [ManagedObject]] = [:]
         for object in objects {
             guard let index = object.entity.relationshipIndex(named: name) else {
@@ -33,11 +36,13 @@ extension ObjectContext {
                 var ids: [ObjectID] = []
                 for snapshot in related[object.objectID] ?? [] {
                     let target = try materialize(snapshot)
+                    read.append(target)
                     if !target.isDeleted { ids.append(target.objectID) }
                 }
                 object.relationships[index] = isToMany ? .toMany(ids) : .toOne(ids.first)
             }
         }
+        return read
     }
 
     /// The related objects' IDs (loading a fault).
