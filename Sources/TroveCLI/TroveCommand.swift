@@ -14,7 +14,7 @@ struct TroveCommand: ParsableCommand {
             Data goes to stdout; progress and diagnostics go to stderr.
             """,
         version: "0.1.0",
-        subcommands: [InitCommand.self, InspectCommand.self])
+        subcommands: [InitCommand.self, InspectCommand.self, QueryCommand.self, CountCommand.self, DeleteCommand.self])
 
     /// Runs the command, mapping every failure to the exit codes of DESIGN.md's contract.
     static func main() {
@@ -67,6 +67,7 @@ struct CLIFailure: Error {
         case let error as ModelError: self.init(.badInput, error.description)
         case let error as TroveContext.ValidationError: self.init(.badInput, error.description)
         case let error as ObjectError: self.init(.badInput, error.message)
+        case let error as TroveModel.PredicateError: self.init(.usage, error.description)
         case is ArgumentParser.ValidationError, is CleanExit, is ExitCode: return nil
         default:
             guard String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") else {

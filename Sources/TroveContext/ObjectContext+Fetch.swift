@@ -18,7 +18,8 @@ extension ObjectContext {
         if let ids = try pendingAwareIDs(query, request) ?? (request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
                                                             ? store.fetchObjectIDs(query) : nil) {
             if request.fetchBatchSize > 0 {
-                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: request.fetchBatchSize)
+                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: request.fetchBatchSize,
+                                          prefetching: request.relationshipKeyPathsForPrefetching)
             }
             if request.returnsObjectsAsFaults {
                 return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: 0)
@@ -154,8 +155,9 @@ extension ObjectContext {
 /// The objects of a fetch, as a random-access collection.
 ///
 /// Unbatched results hold their objects. Batched results (``FetchRequest/fetchBatchSize``)
-/// hold only IDs and load a batch of objects when one of its elements is first accessed,
-/// keeping only the current batch alive: iterate a million objects and memory stays flat.
+/// hold only IDs and load a batch of objects when one of its elements is first accessed, with
+/// the request's ``FetchRequest/relationshipKeyPathsForPrefetching`` for that batch, keeping
+/// only the current batch alive: iterate a million objects and memory stays flat.
 public struct FetchedResults: RandomAccessCollection {
     private enum Storage {
         case objects([ManagedObject], keepAlive: [ManagedObject])
@@ -176,7 +178,7 @@ public struct FetchedResults: RandomAccessCollection {
 
     /// Results that load objects `batchSize` at a time as they are accessed, or with a batch
     /// size of 0 hand out faults that read their row when touched.
-    init(context: ObjectContext, entity: Entity, ids: [ObjectID], batchSize: Int) throws {
+    init(context: ObjectContext, entity: Entity, ids: [ObjectID], batchSize: Int, prefetching keyPaths: [String] = []) throws {
         var entities: [String: Entity] = [:]
         for name in Set(ids.map(\.entityName)) {
             guard let entity = context.model.entity(named: name) else {
@@ -185,7 +187,7 @@ public struct FetchedResults: RandomAccessCollection {
             entities[name] = entity
         }
         self.entities = entities
-        storage = .batched(context: context, ids: ids, batchSize: batchSize, cache: BatchCache(), fetched: entity)
+        storage = .batched(context: context, ids: ids, batchSize: batchSize, cache: BatchCache(prefetching: keyPaths), fetched: entity)
     }
 
     public var startIndex: Int { 0 }
@@ -223,6 +225,7 @@ public struct FetchedResults: RandomAccessCollection {
                 let slice = Array(ids[range])
                 let loaded = (try? context.loadObjects(for: slice)) ?? [:]
                 cache.objects = slice.compactMap { loaded[$0] ?? fault($0) }
+                cache.related = (try? context.prefetch(cache.keyPaths, of: cache.objects)) ?? []
                 cache.batch = batch
             }
             let offset = position - batch * batchSize
@@ -234,8 +237,14 @@ public struct FetchedResults: RandomAccessCollection {
     }
 }
 
-/// The batch of objects a batched result keeps alive.
+/// The batch of objects a batched result keeps alive, with what was prefetched for it.
 final class BatchCache {
+    let keyPaths: [String]
     var batch = -1
     var objects: [ManagedObject] = []
+    var related: [ManagedObject] = []
+
+    init(prefetching keyPaths: [String]) {
+        self.keyPaths = keyPaths
+    }
 }

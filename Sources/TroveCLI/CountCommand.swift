@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+import Trove
+
+/// `trove count STORE ENTITY`: prints how many objects a predicate selects.
+struct CountCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "count",
+        abstract: "Print the number of objects of an entity that match a predicate.",
+        discussion: "Prints the number alone. The store counts; no object is read.")
+
+    @OptionGroup var store: StoreArgument
+    @OptionGroup var selection: SelectionOptions
+
+    func run() throws {
+        let selected = try Selection(store: store, entityName: selection.entity,
+                                     predicate: selection.predicate, arguments: selection.arguments)
+        let count = try Container(store: selected.store).newContext().count(for: selected.fetchRequest)
+        FileHandle.standardOutput.write(Data("\(count)\n".utf8))
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import Trove
+
+/// `ENTITY [--where PREDICATE] [--arg VALUE]...`: which objects `query` and `count` work on.
+struct SelectionOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The entity whose objects to select (`trove inspect` lists them).", valueName: "entity"))
+    var entity: String
+
+    @Option(name: .customLong("where"),
+            help: ArgumentHelp("A predicate in Apple's format syntax, such as \"views > %@ AND title CONTAINS[c] %@\".", valueName: "PREDICATE"))
+    var predicate: String?
+
+    @Option(name: .customLong("arg"),
+            help: ArgumentHelp("A value for the next %@ of --where, read as the type of the key it is compared with (ISO 8601 for dates, true/false for booleans). Repeat for each %@.",
+                               valueName: "VALUE"))
+    var arguments: [String] = []
+
+    func validate() throws {
+        if predicate == nil, !arguments.isEmpty {
+            throw ValidationError("--arg fills the %@ placeholders of --where; give a --where PREDICATE with one %@ per --arg")
+        }
+    }
+}
+
+/// A store opened for a command, the entity named on the command line, and the predicate
+/// checked against it.
+struct Selection {
+    let store: SQLiteStore
+    let entity: Entity
+    let predicate: TroveModel.Predicate?
+
+    /// Opens the store at `path` and resolves `entityName`, `predicate` and its `arguments`.
+    /// - Throws: the store's error (exit 3), or a ``CLIFailure`` with status 1 for an unknown
+    ///   entity or a predicate that does not parse, fit the entity, or take its arguments.
+    init(store path: StoreArgument, entityName: String, predicate format: String?, arguments: [String]) throws {
+        store = try SQLiteStore(url: path.url)
+        let model = store.model
+        guard let entity = model.entity(named: entityName) else {
+            let names = model.entities.map(\.name)
+            let close = names.first { $0.lowercased() == entityName.lowercased() }.map { "did you mean '\($0)'? " } ?? ""
+            throw CLIFailure(.usage, "\(path.store) has no entity '\(entityName)'; \(close)its entities are: \(names.joined(separator: ", "))")
+        }
+        self.entity = entity
+        guard let format else {
+            predicate = nil
+            return
+        }
+        do {
+            let parsed = try TroveModel.Predicate(format: format, textArguments: arguments, for: entity, in: model)
+            _ = try parsed.checked(for: entity, in: model)
+            predicate = parsed
+        } catch {
+            throw CLIFailure(.usage, "--where: \(error)")
+        }
+    }
+
+    /// A fetch request for the selected objects.
+    var fetchRequest: FetchRequest {
+        FetchRequest(entityName: entity.name, predicate: predicate)
+    }
+}
