@@ -179,13 +179,21 @@ struct QueryCompiler {
         let result: String
         switch function {
         case .count: result = "count(*)"
-        case .sum: result = "coalesce(sum(\(value)), 0)"
-        case .avg: result = "avg(\(value))"
+        case .sum, .avg:
+            // Not SQLite's sum() and avg(): they read decimal text as doubles and sum() fails on
+            // integer overflow. These run PredicateAccumulator, as the in-memory evaluator does.
+            result = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
         case .min: result = "min(\(collated(value, type)))"
         case .max: result = "max(\(collated(value, type)))"
         }
-        let sql = closeElementScope(element, condition: condition).replacingOccurrences(of: "SELECT 1 FROM", with: "SELECT \(result) FROM")
-        return ("(\(sql))", function == .count ? .integer64 : (function == .avg ? .double : type))
+        let sql = closeElementScope(element, selecting: result, condition: condition)
+        let resultType: AttributeType?
+        switch function {
+        case .count: resultType = .integer64
+        case .avg: resultType = type == .decimal ? .decimal : .double
+        default: resultType = type
+        }
+        return ("(\(sql))", resultType)
     }
 
     // MARK: Key paths
@@ -278,11 +286,12 @@ struct QueryCompiler {
         }
     }
 
-    /// Closes the innermost element scope into `SELECT 1 FROM … WHERE link AND condition`.
-    private mutating func closeElementScope(_ element: (from: String, link: String), condition: String) -> String {
+    /// Closes the innermost element scope into `SELECT selection FROM … WHERE link AND condition`.
+    private mutating func closeElementScope(_ element: (from: String, link: String), selecting selection: String = "1",
+                                            condition: String) -> String {
         let scope = scopes.removeLast()
         let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
-        return "SELECT 1 FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
+        return "SELECT \(selection) FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
     }
 
     // MARK: Sorting
