@@ -82,8 +82,10 @@ struct QueryCompiler {
     private mutating func compile(_ comparison: CheckedPredicate.Comparison) throws -> String {
         guard comparison.modifier != .direct, case .keyPath(let path) = comparison.left,
               let split = path.toManyStepIndex else {
-            let (left, type) = try expression(comparison.left)
-            return try test(left, type: type, comparison)
+            // A constant on the left (`'abc' ==[c] name`) is read as the type of the right side,
+            // so that it is folded and collated as that key would be.
+            let (left, leftType) = try expression(comparison.left)
+            return try test(left, type: leftType ?? Self.attributeType(of: comparison.right), comparison)
         }
         // A quantified to-many key path: the condition runs on each element in a subquery.
         let scopeIndex = startScope(of: path)
@@ -158,6 +160,21 @@ struct QueryCompiler {
         case .list: return ("NULL", nil)
         case .keyPath(let path): return try column(along: path.steps[...], from: startScope(of: path))
         case .aggregate(let function, let collection, let key): return try aggregate(function, collection, key: key)
+        }
+    }
+
+    /// The attribute type an operand's values have, without compiling it (nil for constants).
+    private static func attributeType(of operand: CheckedPredicate.Operand) -> AttributeType? {
+        switch operand {
+        case .value, .list: return nil
+        case .keyPath(let path): return path.attribute?.type
+        case .aggregate(let function, _, let key):
+            let type = key?.attribute?.type
+            switch function {
+            case .count: return .integer64
+            case .avg: return type == .decimal ? .decimal : .double
+            case .sum, .min, .max: return type
+            }
         }
     }
 
