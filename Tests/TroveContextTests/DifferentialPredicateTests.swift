@@ -153,6 +153,13 @@ import TroveTesting
         when("Photographer", "name LIKE[c] 's*e'", count: 2),
         when("Photographer", "name LIKE '*'", count: 14),
         when("Photographer", "name LIKE '????'", count: 4),
+        when("Photographer", "name LIKE %@", "caf\u{E9}", count: 1),
+        when("Photographer", "name LIKE %@", "cafe\u{301}", count: 1),
+        when("Photographer", "name LIKE[c] %@", "cafe\u{301}", count: 3),
+        when("Photographer", "'STRASSE' ==[c] name", count: 2),
+        when("Photographer", "'ada lovelace' ==[c] name", count: 2),
+        when("Photographer", "'b' <[c] name", count: 12),
+        when("Photographer", "name IN[c] {'STRASSE', nil}", count: 3),
         when("Photographer", "name MATCHES 'Ada.*'", count: 2),
         when("Photographer", "name MATCHES '[a-z]+'", count: 2),
         when("Photographer", "name MATCHES[c] 'ada lovelace'", count: 2),
@@ -264,6 +271,9 @@ import TroveTesting
         when("Thing", "decimalValue < 10", count: 6),
         when("Thing", "decimalValue > 2", count: 2),
         when("Thing", "decimalValue > 2.5", count: 2),
+        when("Thing", "1.1 = decimalValue", count: 2),
+        when("Thing", "2 < decimalValue", count: 2),
+        when("Thing", "%@ >= decimalValue", Decimal(string: "1.10"), count: 5),
         // boolean: t1 false, t2 true, t3 false, t5 true, t8 false, others nil
         when("Thing", "booleanValue = true", count: 2),
         when("Thing", "booleanValue == YES", count: 2),
@@ -345,6 +355,9 @@ import TroveTesting
         when("Photo", "detail = nil", count: 9),
         when("Photo", "%K = %@", "views", 7, count: 2),
         when("Photo", "%K CONTAINS[c] %@", "whoTook.name", "ada", count: 2),
+        when("Photo", "title BEGINSWITH[c] whoTook.name", count: 1),
+        when("Photo", "title BEGINSWITH[cd] whoTook.name", count: 2),
+        when("Photo", "whoTook.name ==[c] whoTook.mentor.name", count: 1),
         when("Thing", "photo.whoTook.name BEGINSWITH 'Ada'", count: 2),
         when("Thing", "photo = nil", count: 4),
         when("Thing", "tag.name ==[c] 'NATURE'", count: 4),
@@ -398,6 +411,8 @@ import TroveTesting
         when("Photo", "ANY tags.name = nil", count: 0),
         when("Photo", "ANY whoTook.photos.views > 50", count: 3),
         when("Photo", "ALL whoTook.photos.views >= 0", count: 8),
+        when("Photographer", "ANY %K > %d", "photos.views", 5, count: 5),
+        when("Photographer", "ALL photos.whoTook.name = name", count: 15),
     ]
 
     @Test(arguments: quantifiers) func toManyQuantifiers(_ test: PredicateCase) throws {
@@ -452,6 +467,10 @@ import TroveTesting
         when("Photographer", "SUBQUERY(photos, $p, $p.whoTook.mentor = nil).@count = photos.@count", count: 12),
         when("Tag", "SUBQUERY(photos, $p, $p.whoTook.name BEGINSWITH 'Ada').@count = 1", count: 1),
         when("Photo", "SUBQUERY(tags, $t, $t.photos.@count > 3).@count > 0", count: 5),
+        when("Photographer", "SUBQUERY(photos, $p, SUBQUERY($p.tags, $t, ANY $t.photos.views > $p.views).@count > 0).@count > 0", count: 3),
+        when("Photographer", "SUBQUERY(photos, $x, $x.title ==[c] $x.whoTook.photos.@max.title).@count > 0", count: 8),
+        when("Photographer", "photos.@count > 1.5", count: 3),
+        when("Photographer", "photos.@avg.views > 1e18", count: 1),
     ]
 
     @Test(arguments: aggregates) func aggregatesAndSubqueries(_ test: PredicateCase) throws {
