@@ -52,6 +52,14 @@ import TroveTesting
         when("Photo", "rating < 1e-300", count: 1),
         when("Photo", "rating >= 4", count: 3),
         when("Photo", "rating = 4", count: 2),
+        when("Photo", "1 = 1", count: 13),
+        when("Photo", "1 > 2", count: 0),
+        when("Photo", "'a' ==[c] 'A'", count: 13),
+        when("Photo", "'STRASSE' ==[c] 'Straße'", count: 13),
+        when("Photo", "nil = nil", count: 13),
+        when("Photo", "views IN {7, nil}", count: 3),
+        when("Photo", "NOT (views IN {7, nil})", count: 10),
+        when("Photo", "views BETWEEN {-1e300, 1e300}", count: 12),
     ]
 
     @Test(arguments: operators) func comparisonOperators(_ test: PredicateCase) throws {
@@ -274,6 +282,18 @@ import TroveTesting
         when("Thing", "1.1 = decimalValue", count: 2),
         when("Thing", "2 < decimalValue", count: 2),
         when("Thing", "%@ >= decimalValue", Decimal(string: "1.10"), count: 5),
+        when("Thing", "decimalValue IN {1.10, nil}", count: 3),
+        when("Thing", "decimalValue < 1e300", count: 7),
+        when("Thing", "decimalValue > -1e300", count: 7),
+        when("Thing", "decimalValue = 1e-300", count: 0),
+        when("Thing", "decimalValue BETWEEN {-1e-300, 1e300}", count: 6),
+        when("Thing", "decimalValue != 1.1", count: 6),
+        when("Thing", "characterValue BETWEEN {'a', 'z'}", count: 2),
+        when("Thing", "booleanValue BETWEEN {false, true}", count: 5),
+        when("Thing", "int16Value > 1e10", count: 0),
+        when("Thing", "int16Value < %@", 100_000, count: 6),
+        when("Thing", "uuidValue < %@", UUID(uuidString: "F0000000-0000-0000-0000-000000000001"), count: 3),
+        when("Thing", "'2001-01-01T00:00:00Z' = dateValue", count: 1),
         // boolean: t1 false, t2 true, t3 false, t5 true, t8 false, others nil
         when("Thing", "booleanValue = true", count: 2),
         when("Thing", "booleanValue == YES", count: 2),

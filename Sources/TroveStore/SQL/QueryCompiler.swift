@@ -102,10 +102,17 @@ struct QueryCompiler {
 
     /// The SQL test of `left` (of attribute type `type`) against the comparison's right side.
     private mutating func test(_ left: String, type: AttributeType?, _ comparison: CheckedPredicate.Comparison) throws -> String {
+        var operand = left, type = type
+        if type == .decimal, Self.hasDoubleBeyondDecimal(comparison.right) {
+            // A decimal against a double no decimal holds (1e300): both as doubles, as in memory.
+            operand = "CAST(\(left) AS REAL)"
+            type = .double
+        }
         let options = comparison.options
-        let isText = type.map { [.string, .character, .uri].contains($0) } ?? false
+        // With [c] or [d] both sides are strings (the checker saw to it), constants included.
+        let isText = type.map { [.string, .character, .uri].contains($0) } ?? !options.isEmpty
         let folds = isText && !options.isEmpty
-        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(left), \(options.rawValue))" : collated(left, type)
+        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(operand), \(options.rawValue))" : collated(operand, type)
 
         switch comparison.right {
         case .list(let values):
@@ -150,6 +157,20 @@ struct QueryCompiler {
             case .matches: return "trove_matches(\(left), \(right), \(options.rawValue))"
             case .between, .in: return "0"
             }
+        }
+    }
+
+    /// Whether a constant operand holds a double that no decimal can hold.
+    private static func hasDoubleBeyondDecimal(_ operand: CheckedPredicate.Operand) -> Bool {
+        let values: [AttributeValue]
+        switch operand {
+        case .value(let value): values = [value]
+        case .list(let list): values = list
+        default: return false
+        }
+        return values.contains { value in
+            if case .double(let d) = value { return Decimal(shortestDigitsOf: d) == nil }
+            return false
         }
     }
 
@@ -333,7 +354,7 @@ struct QueryCompiler {
         if type == .decimal {
             switch value {
             case .integer(let i): value = .decimal(Decimal(i))
-            case .double(let d): value = Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? value
+            case .double(let d): value = Decimal(shortestDigitsOf: d).map { .decimal($0) } ?? value
             default: break
             }
         }
