@@ -131,38 +131,10 @@ struct PredicateEvaluator {
             return values.reduce(AttributeValue.null) { best, next in
                 best.isNull || PredicateValueOrder.order(next, best, options: []) == wanted ? next : best
             }
-        case .sum:
-            return Self.sum(values, zero: Self.zero(for: key.attribute?.type))
-        case .avg:
-            guard !values.isEmpty else { return .null }
-            switch Self.sum(values, zero: key.attribute?.type == .decimal ? .decimal(0) : .double(0)) {
-            case .decimal(let total) where key.attribute?.type == .decimal: return .decimal(total / Decimal(values.count))
-            case let total: return total.numericDouble.map { .double($0 / Double(values.count)) } ?? .null
-            }
-        }
-    }
-
-    private static func zero(for type: AttributeType?) -> AttributeValue {
-        switch type {
-        case .double?, .float?: .double(0)
-        case .decimal?: .decimal(0)
-        default: .integer(0)
-        }
-    }
-
-    /// The sum in the kind of `zero`: integers stay exact (a double past overflow), decimals
-    /// stay decimal.
-    private static func sum(_ values: [AttributeValue], zero: AttributeValue) -> AttributeValue {
-        values.reduce(zero) { total, next in
-            switch (total, next) {
-            case (.integer(let a), .integer(let b)):
-                let (result, overflow) = a.addingReportingOverflow(b)
-                return overflow ? .double(Double(a) + Double(b)) : .integer(result)
-            case (.decimal(let a), .decimal(let b)): return .decimal(a + b)
-            case (.decimal(let a), .integer(let b)): return .decimal(a + Decimal(b))
-            case (.decimal(let a), .double(let b)): return .decimal(a + Decimal(b))
-            default: return .double((total.numericDouble ?? 0) + (next.numericDouble ?? 0))
-            }
+        case .sum, .avg:
+            var accumulator = PredicateAccumulator(function, of: key.attribute?.type)
+            for value in values { accumulator.add(value) }
+            return accumulator.result
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension PredicateChecker {
     mutating func check(_ comparison: Predicate.Comparison, entity: Entity) throws(PredicateError) -> CheckedPredicate.Comparison {
@@ -132,7 +132,9 @@ extension PredicateChecker {
         case (.decimal, .integer(let i)):
             return .decimal(Decimal(i))
         case (.decimal, .double(let d)):
-            return d.isFinite ? Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")).map(AttributeValue.decimal) : nil
+            // A double no decimal can hold (1e300, 1e-300) stays a double and compares by value.
+            guard d.isFinite else { return nil }
+            return Decimal(shortestDigitsOf: d).map(AttributeValue.decimal) ?? value
         case (.boolean, .integer(let i)) where i == 0 || i == 1:
             return .boolean(i == 1)
         case (.date, .string(let s)):
@@ -144,6 +146,17 @@ extension PredicateChecker {
         default:
             return nil
         }
+    }
+}
+
+extension Decimal {
+    /// The decimal a double stands for as written (`0.1` → 0.1): its shortest digits read as
+    /// a decimal; `nil` when no decimal reads back as that double (not finite, or beyond a
+    /// decimal's range such as 1e300 and 1e-300).
+    public init?(shortestDigitsOf value: Double) {
+        guard value.isFinite, let decimal = Decimal(string: String(value), locale: Locale(identifier: "en_US_POSIX")),
+              !decimal.isNaN, Double(decimal.description) == value else { return nil }
+        self = decimal
     }
 }
 

@@ -422,7 +422,13 @@ struct PredicateParser {
             return .integer(value)
         }
         if let integer = Int64(sign + text) { return .integer(integer) }
-        guard let decimal = Decimal(string: sign + text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else {
+        guard let decimal = Decimal(string: sign + text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
+              Double(decimal.description) == Double(sign + text) else {
+            // Beyond a decimal's range (exponents past ±127, such as 1e300 or 1e-300): a double,
+            // unless it overflows or underflows that too.
+            if let double = Double(sign + text), double.isFinite, double != 0 {
+                return .double(double)
+            }
             throw syntax("the number \(sign)\(text) is out of range", at: token)
         }
         // `1e3` and `2.0` are integers; `0.1` stays an exact decimal.
@@ -485,7 +491,9 @@ extension AttributeValue {
         switch self {
         case .integer(let i): Double(i)
         case .double(let d): d
-        case .decimal(let d): NSDecimalNumber(decimal: d).doubleValue
+        // The decimal's exact text, rounded once (NSDecimalNumber's doubleValue can be off by
+        // an ulp, so that `rating = 0.30000000000000004` would miss 0.1 + 0.2).
+        case .decimal(let d): Double(d.description) ?? NSDecimalNumber(decimal: d).doubleValue
         default: nil
         }
     }

@@ -102,10 +102,22 @@ public enum PredicateText {
 
     /// Whether `value` as a whole matches the `LIKE` pattern: `*` matches any run of
     /// characters (also none), `?` exactly one character, `\` makes the next character literal;
-    /// everything else matches itself (after folding both with `options`). SQL's `%` and `_`
-    /// are ordinary characters here.
+    /// everything else matches itself (after folding both with `options`), scalar for scalar as
+    /// `==` compares. SQL's `%` and `_` are ordinary characters here.
     public static func like(_ value: String, pattern: String, options: StringOptions) -> Bool {
-        enum Piece: Equatable { case anyRun, one, literal(Character) }
+        enum Piece: Equatable {
+            case anyRun, one, literal(Character)
+
+            /// `?` matches any character; a literal only the same scalars (not merely a
+            /// canonically equivalent character: without `[c]` or `[d]`, `é` is not `e\u{301}`).
+            func matches(_ character: Character) -> Bool {
+                switch self {
+                case .anyRun: false
+                case .one: true
+                case .literal(let literal): literal.unicodeScalars.elementsEqual(character.unicodeScalars)
+                }
+            }
+        }
         var pieces: [Piece] = []
         var escaping = false
         for character in fold(pattern, options: options) {
@@ -126,7 +138,7 @@ public enum PredicateText {
         // Greedy match, backtracking only to the last `*`: O(n·m) at worst, no recursion.
         var v = 0, p = 0, starPiece: Int?, starValue = 0
         while v < characters.count {
-            if p < pieces.count, pieces[p] == .one || pieces[p] == .literal(characters[v]) {
+            if p < pieces.count, pieces[p].matches(characters[v]) {
                 v += 1
                 p += 1
             } else if p < pieces.count, pieces[p] == .anyRun {

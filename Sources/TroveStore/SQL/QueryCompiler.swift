@@ -82,8 +82,10 @@ struct QueryCompiler {
     private mutating func compile(_ comparison: CheckedPredicate.Comparison) throws -> String {
         guard comparison.modifier != .direct, case .keyPath(let path) = comparison.left,
               let split = path.toManyStepIndex else {
-            let (left, type) = try expression(comparison.left)
-            return try test(left, type: type, comparison)
+            // A constant on the left (`'abc' ==[c] name`) is read as the type of the right side,
+            // so that it is folded and collated as that key would be.
+            let (left, leftType) = try expression(comparison.left)
+            return try test(left, type: leftType ?? Self.attributeType(of: comparison.right), comparison)
         }
         // A quantified to-many key path: the condition runs on each element in a subquery.
         let scopeIndex = startScope(of: path)
@@ -100,10 +102,17 @@ struct QueryCompiler {
 
     /// The SQL test of `left` (of attribute type `type`) against the comparison's right side.
     private mutating func test(_ left: String, type: AttributeType?, _ comparison: CheckedPredicate.Comparison) throws -> String {
+        var operand = left, type = type
+        if type == .decimal, Self.hasDoubleBeyondDecimal(comparison.right) {
+            // A decimal against a double no decimal holds (1e300): both as doubles, as in memory.
+            operand = "CAST(\(left) AS REAL)"
+            type = .double
+        }
         let options = comparison.options
-        let isText = type.map { [.string, .character, .uri].contains($0) } ?? false
+        // With [c] or [d] both sides are strings (the checker saw to it), constants included.
+        let isText = type.map { [.string, .character, .uri].contains($0) } ?? !options.isEmpty
         let folds = isText && !options.isEmpty
-        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(left), \(options.rawValue))" : collated(left, type)
+        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(operand), \(options.rawValue))" : collated(operand, type)
 
         switch comparison.right {
         case .list(let values):
@@ -151,6 +160,20 @@ struct QueryCompiler {
         }
     }
 
+    /// Whether a constant operand holds a double that no decimal can hold.
+    private static func hasDoubleBeyondDecimal(_ operand: CheckedPredicate.Operand) -> Bool {
+        let values: [AttributeValue]
+        switch operand {
+        case .value(let value): values = [value]
+        case .list(let list): values = list
+        default: return false
+        }
+        return values.contains { value in
+            if case .double(let d) = value { return Decimal(shortestDigitsOf: d) == nil }
+            return false
+        }
+    }
+
     /// An operand as SQL, with the attribute type its values have (nil when unknown).
     private mutating func expression(_ operand: CheckedPredicate.Operand) throws -> (String, AttributeType?) {
         switch operand {
@@ -158,6 +181,21 @@ struct QueryCompiler {
         case .list: return ("NULL", nil)
         case .keyPath(let path): return try column(along: path.steps[...], from: startScope(of: path))
         case .aggregate(let function, let collection, let key): return try aggregate(function, collection, key: key)
+        }
+    }
+
+    /// The attribute type an operand's values have, without compiling it (nil for constants).
+    private static func attributeType(of operand: CheckedPredicate.Operand) -> AttributeType? {
+        switch operand {
+        case .value, .list: return nil
+        case .keyPath(let path): return path.attribute?.type
+        case .aggregate(let function, _, let key):
+            let type = key?.attribute?.type
+            switch function {
+            case .count: return .integer64
+            case .avg: return type == .decimal ? .decimal : .double
+            case .sum, .min, .max: return type
+            }
         }
     }
 
@@ -179,13 +217,21 @@ struct QueryCompiler {
         let result: String
         switch function {
         case .count: result = "count(*)"
-        case .sum: result = "coalesce(sum(\(value)), 0)"
-        case .avg: result = "avg(\(value))"
+        case .sum, .avg:
+            // Not SQLite's sum() and avg(): they read decimal text as doubles and sum() fails on
+            // integer overflow. These run PredicateAccumulator, as the in-memory evaluator does.
+            result = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
         case .min: result = "min(\(collated(value, type)))"
         case .max: result = "max(\(collated(value, type)))"
         }
-        let sql = closeElementScope(element, condition: condition).replacingOccurrences(of: "SELECT 1 FROM", with: "SELECT \(result) FROM")
-        return ("(\(sql))", function == .count ? .integer64 : (function == .avg ? .double : type))
+        let sql = closeElementScope(element, selecting: result, condition: condition)
+        let resultType: AttributeType?
+        switch function {
+        case .count: resultType = .integer64
+        case .avg: resultType = type == .decimal ? .decimal : .double
+        default: resultType = type
+        }
+        return ("(\(sql))", resultType)
     }
 
     // MARK: Key paths
@@ -278,11 +324,12 @@ struct QueryCompiler {
         }
     }
 
-    /// Closes the innermost element scope into `SELECT 1 FROM … WHERE link AND condition`.
-    private mutating func closeElementScope(_ element: (from: String, link: String), condition: String) -> String {
+    /// Closes the innermost element scope into `SELECT selection FROM … WHERE link AND condition`.
+    private mutating func closeElementScope(_ element: (from: String, link: String), selecting selection: String = "1",
+                                            condition: String) -> String {
         let scope = scopes.removeLast()
         let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
-        return "SELECT 1 FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
+        return "SELECT \(selection) FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
     }
 
     // MARK: Sorting
@@ -307,7 +354,7 @@ struct QueryCompiler {
         if type == .decimal {
             switch value {
             case .integer(let i): value = .decimal(Decimal(i))
-            case .double(let d): value = Decimal(string: String(d), locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } ?? value
+            case .double(let d): value = Decimal(shortestDigitsOf: d).map { .decimal($0) } ?? value
             default: break
             }
         }

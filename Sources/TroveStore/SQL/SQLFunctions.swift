@@ -13,6 +13,7 @@ import TroveModel
 /// | `trove_fold(text, options)` | ``PredicateText/fold(_:options:)`` |
 /// | `trove_contains/beginswith/endswith(text, operand, options)` | 1, 0, or NULL when either is NULL |
 /// | `trove_like(text, pattern, options)`, `trove_matches(text, regex, options)` | the same |
+/// | aggregates `trove_sum_<kind>(value)`, `trove_avg_<kind>(value)` | ``PredicateAccumulator`` |
 /// | collation `trove_localized` | ``PredicateText/localizedStandardCompare(_:_:)`` |
 /// | collation `trove_decimal` | decimal text by numeric value |
 enum SQLFunctions {
@@ -21,6 +22,13 @@ enum SQLFunctions {
         for test in StringTest.allCases {
             sqlite3_create_function_v2(connection, test.functionName, 3, deterministic,
                                        UnsafeMutableRawPointer(bitPattern: test.rawValue), stringTest, nil, nil, nil)
+        }
+        for function in [TroveModel.Predicate.Aggregate.sum, .avg] {
+            for kind in PredicateAccumulator.Kind.allCases {
+                let code = Aggregate(function: function, kind: kind)
+                sqlite3_create_function_v2(connection, code.functionName, 1, deterministic,
+                                           UnsafeMutableRawPointer(bitPattern: code.userData), nil, accumulateStep, accumulateFinal, nil)
+            }
         }
         sqlite3_create_collation_v2(connection, "trove_localized", SQLITE_UTF8, nil, localizedCollation, nil)
         sqlite3_create_collation_v2(connection, "trove_decimal", SQLITE_UTF8, nil, decimalCollation, nil)
@@ -32,8 +40,13 @@ enum SQLFunctions {
 
     private static let fold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         guard let arguments, let text = text(arguments[0]) else { return sqlite3_result_null(context) }
-        var folded = PredicateText.fold(text, options: options(arguments[1]))
-        folded.withUTF8 { utf8 in
+        resultText(context, PredicateText.fold(text, options: options(arguments[1])))
+    }
+
+    /// Returns `text` (which may hold NUL) as the function's result.
+    private static func resultText(_ context: OpaquePointer?, _ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
             utf8.withMemoryRebound(to: CChar.self) { chars in
                 guard let base = chars.baseAddress, !chars.isEmpty else {
                     // A zero-length text still needs a non-nil pointer, or SQLite returns NULL.
@@ -75,6 +88,85 @@ enum SQLFunctions {
         guard let arguments, let test = StringTest(rawValue: Int(bitPattern: sqlite3_user_data(context))),
               let value = text(arguments[0]), let operand = text(arguments[1]) else { return sqlite3_result_null(context) }
         sqlite3_result_int(context, test.run(value, operand, options(arguments[2])) ? 1 : 0)
+    }
+
+    // MARK: Aggregates
+
+    /// `@sum` or `@avg` keeping its total as a kind of number; one SQL function each, told apart
+    /// by the user-data pointer (the final step gets no arguments to read the kind from).
+    struct Aggregate {
+        let function: TroveModel.Predicate.Aggregate
+        let kind: PredicateAccumulator.Kind
+
+        /// `trove_sum_integer`, `trove_avg_decimal`, …
+        var functionName: String { "trove_\(function == .avg ? "avg" : "sum")_\(kind.rawValue)" }
+
+        var userData: Int {
+            (PredicateAccumulator.Kind.allCases.firstIndex(of: kind) ?? 0) + (function == .avg ? 16 : 0) + 1
+        }
+
+        init(function: TroveModel.Predicate.Aggregate, kind: PredicateAccumulator.Kind) {
+            self.function = function
+            self.kind = kind
+        }
+
+        init(userData: Int) {
+            let kinds = PredicateAccumulator.Kind.allCases
+            function = userData - 1 >= 16 ? .avg : .sum
+            kind = kinds[min(max((userData - 1) % 16, 0), kinds.count - 1)]
+        }
+    }
+
+    /// The accumulator of one aggregate evaluation, kept alive from its first step to its final
+    /// call through a pointer in SQLite's aggregate context.
+    private final class AccumulatorBox {
+        var accumulator: PredicateAccumulator
+        init(_ accumulator: PredicateAccumulator) { self.accumulator = accumulator }
+    }
+
+    private static func accumulatorSlot(_ context: OpaquePointer?, create: Bool) -> UnsafeMutablePointer<UnsafeMutableRawPointer?>? {
+        let size = create ? Int32(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
+        return sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+    }
+
+    private static let accumulateStep: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let arguments, let slot = accumulatorSlot(context, create: true) else { return sqlite3_result_error_nomem(context) }
+        let box: AccumulatorBox
+        if let existing = slot.pointee {
+            box = Unmanaged<AccumulatorBox>.fromOpaque(existing).takeUnretainedValue()
+        } else {
+            let code = Aggregate(userData: Int(bitPattern: sqlite3_user_data(context)))
+            box = AccumulatorBox(PredicateAccumulator(code.function, kind: code.kind))
+            slot.pointee = Unmanaged.passRetained(box).toOpaque()
+        }
+        box.accumulator.add(number(arguments[0]))
+    }
+
+    private static let accumulateFinal: @convention(c) (OpaquePointer?) -> Void = { context in
+        let accumulator: PredicateAccumulator
+        if let slot = accumulatorSlot(context, create: false), let pointer = slot.pointee {
+            accumulator = Unmanaged<AccumulatorBox>.fromOpaque(pointer).takeRetainedValue().accumulator
+            slot.pointee = nil
+        } else {
+            let code = Aggregate(userData: Int(bitPattern: sqlite3_user_data(context)))
+            accumulator = PredicateAccumulator(code.function, kind: code.kind)
+        }
+        switch accumulator.result {
+        case .integer(let i): sqlite3_result_int64(context, i)
+        case .double(let d): sqlite3_result_double(context, d)
+        case .decimal(let d): resultText(context, d.description)
+        default: sqlite3_result_null(context)
+        }
+    }
+
+    /// A number as a column holds it: integers, doubles, or decimals kept as text.
+    private static func number(_ value: OpaquePointer?) -> AttributeValue {
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: .double(sqlite3_value_double(value))
+        case SQLITE_TEXT: text(value).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) } ?? .null
+        default: .null
+        }
     }
 
     // MARK: Collations

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import Trove
+import TroveTesting
+
+typealias TrovePredicate = TroveModel.Predicate
+typealias TroveSortDescriptor = TroveModel.SortDescriptor
+
+/// One predicate of the differential suite: run through SQL and in memory over the same data,
+/// both must select the same objects, and (when given) as many as counted by hand.
+struct PredicateCase: Sendable, CustomTestStringConvertible {
+    var entity: String
+    var format: String
+    var arguments: [any PredicateArgument]
+    var variables: [String: any PredicateArgument] = [:]
+    /// The number of objects the predicate selects, counted by hand from
+    /// ``DifferentialDataSet``'s tables.
+    var expected: Int?
+
+    var testDescription: String {
+        "\(entity) where \(format)" + (arguments.isEmpty ? "" : " \(arguments.map { Self.describe($0) })")
+            + (variables.isEmpty ? "" : " with \(variables.keys.sorted())")
+    }
+
+    private static func describe(_ argument: any PredicateArgument) -> String {
+        let text = "\(argument.predicateArgumentValue)"
+        return text.count > 60 ? String(text.prefix(60)) + "…" : text
+    }
+
+    func predicate() throws -> TrovePredicate {
+        let parsed = try TrovePredicate(format: format, arguments: arguments)
+        return variables.isEmpty ? parsed : parsed.substituting(variables)
+    }
+}
+
+/// `entity`, `format`, arguments, and the hand-counted number of matches.
+func when(_ entity: String, _ format: String, _ arguments: any PredicateArgument..., vars: [String: any PredicateArgument] = [:],
+          count: Int?) -> PredicateCase {
+    PredicateCase(entity: entity, format: format, arguments: arguments, variables: vars, expected: count)
+}
+
+/// A store holding a data set, read from a fresh context so that nothing is pending: the SQL
+/// side is `context.fetch`, the in-memory side is `CheckedPredicate.evaluate` over every object.
+struct DifferentialStore {
+    let directory: TemporaryDirectory
+    let container: Container
+    let context: ObjectContext
+
+    /// The store of ``DifferentialDataSet``.
+    init() throws {
+        directory = try TemporaryDirectory()
+        container = try DifferentialDataSet.makeContainer(at: directory.file("differential.trove"))
+        context = container.newContext()
+    }
+
+    /// An empty store of `model`; `fill` inserts into a context that is then saved.
+    init(model: Model, fill: (ObjectContext) throws -> Void) throws {
+        directory = try TemporaryDirectory()
+        container = try Container(model: model, url: directory.file("differential.trove"))
+        let writer = container.newContext()
+        try fill(writer)
+        try writer.save()
+        context = container.newContext()
+    }
+
+    var model: Model { container.model }
+
+    /// What the SQL statement selects, in its order.
+    func sqlObjects(_ request: FetchRequest) throws -> [ManagedObject] {
+        var request = request
+        request.includesPendingChanges = false
+        return Array(try context.fetch(request))
+    }
+
+    /// Every object of `entity`, in primary-key order.
+    func allObjects(_ entity: String) throws -> [ManagedObject] {
+        try sqlObjects(FetchRequest(entityName: entity))
+    }
+
+    /// What the in-memory evaluator selects, in primary-key order.
+    func memoryObjects(_ entity: String, _ predicate: TrovePredicate) throws -> [ManagedObject] {
+        let checked = try predicate.checked(for: try #require(model.entity(named: entity)), in: model)
+        return try allObjects(entity).filter { checked.evaluate(with: $0) }
+    }
+
+    /// The objects in memory, sorted by `descriptors` with the primary key breaking ties.
+    func memorySorted(_ objects: [ManagedObject], by descriptors: [TroveSortDescriptor], entity: String) throws -> [ManagedObject] {
+        let entity = try #require(model.entity(named: entity))
+        let checked = try descriptors.map { try $0.checked(for: entity, in: model) }
+        return objects.sorted { a, b in
+            switch checked.compare(a, b) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: (a.objectID.primaryKey ?? 0) < (b.objectID.primaryKey ?? 0)
+            }
+        }
+    }
+
+    /// A readable name for each object: its first attribute (id, uniqueId, name, label).
+    func labels(_ objects: [ManagedObject]) -> [String] {
+        objects.map { object in
+            let value = (try? object.value(forKey: object.entity.attributes[0].name)) ?? .null
+            return value.text.map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 } ?? "\(object.objectID)"
+        }
+    }
+
+    /// Runs `predicate` both ways and checks they agree; returns the SQL result.
+    @discardableResult
+    func expectSameResults(_ entity: String, _ predicate: TrovePredicate, expected: Int?,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws -> [ManagedObject] {
+        let sql = try sqlObjects(FetchRequest(entityName: entity, predicate: predicate))
+        let memory = try memoryObjects(entity, predicate)
+        #expect(labels(sql) == labels(memory), "SQL and in-memory evaluation disagree", sourceLocation: sourceLocation)
+        #expect(sql.map(\.objectID) == memory.map(\.objectID), sourceLocation: sourceLocation)
+        if let expected {
+            #expect(sql.count == expected, "SQL selects \(labels(sql))", sourceLocation: sourceLocation)
+            #expect(memory.count == expected, "in memory selects \(labels(memory))", sourceLocation: sourceLocation)
+        }
+        let counted = try context.count(for: FetchRequest(entityName: entity, predicate: predicate))
+        #expect(counted == sql.count, "count(for:) agrees with fetch", sourceLocation: sourceLocation)
+        return sql
+    }
+}
