@@ -10,7 +10,7 @@ extension ObjectContext {
     /// The relationship at `index` of `object`, loading it from the store if it is a fault
     /// (one query; the related rows become registered objects).
     func loadedState(of object: ManagedObject, at index: Int) throws -> RelationshipState {
-        guard object.relationships[index] == .fault else { return object.relationships[index] }
+        guard object.relationships[index].isUnloaded else { return object.relationships[index] }
         try loadRelationship(object.entity.relationships[index].name, of: [object])
         return object.relationships[index]
     }
@@ -23,7 +23,7 @@ extension ObjectContext {
             guard let index = object.entity.relationshipIndex(named: name) else {
                 throw ObjectError(.unknownKey, "entity '\(object.entity.name)' has no relationship '\(name)'")
             }
-            if object.relationships[index] == .fault { groups[object.entity.name, default: []].append(object) }
+            if object.relationships[index].isUnloaded { groups[object.entity.name, default: []].append(object) }
         }
         for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
             guard let index = group[0].entity.relationshipIndex(named: name) else { continue }
@@ -35,7 +35,17 @@ extension ObjectContext {
                     try cache(snapshot)
                     ids.append(snapshot.objectID)
                 }
-                object.relationships[index] = isToMany ? .toMany(ids) : .toOne(ids.first)
+                let stored: RelationshipState = isToMany ? .toMany(ids) : .toOne(ids.first)
+                if case .pending(let added, let removed) = object.relationships[index] {
+                    // Changes made before the load apply on top of what the store holds.
+                    let gone = Set(removed)
+                    var merged = ids.filter { !gone.contains($0) }
+                    merged += added.filter { !merged.contains($0) }
+                    object.committedRelationships[index] = stored
+                    object.relationships[index] = .toMany(merged)
+                } else {
+                    object.relationships[index] = stored
+                }
             }
         }
     }
@@ -51,6 +61,11 @@ extension ObjectContext {
     /// to-many at `position` or the end), and the inverse of `b` hold `a`.
     func link(_ a: ManagedObject, _ index: Int, to b: ManagedObject, at position: Int? = nil) throws {
         let relationship = a.entity.relationships[index]
+        if relationship.isToMany && !relationship.isOrdered && a.relationships[index].isUnloaded {
+            setState(of: a, at: index, to: a.relationships[index].recording(b.objectID, adding: true))
+            try linkInverse(of: relationship, from: a, to: b)
+            return
+        }
         let current = try loadedState(of: a, at: index)
         if relationship.isToMany {
             if case .toMany(let ids) = current, let existing = ids.firstIndex(of: b.objectID) {
@@ -69,8 +84,17 @@ extension ObjectContext {
             if case .toOne(let old?) = current { try unlink(a, index, from: try object(with: old)) }
             setState(of: a, at: index, to: .toOne(b.objectID))
         }
+        try linkInverse(of: relationship, from: a, to: b)
+    }
+
+    /// Makes the inverse of `relationship` on `b` hold `a`.
+    private func linkInverse(of relationship: Relationship, from a: ManagedObject, to b: ManagedObject) throws {
         guard let inverseIndex = inverseIndex(of: relationship, in: b) else { return }
         let inverse = b.entity.relationships[inverseIndex]
+        if inverse.isToMany && !inverse.isOrdered && b.relationships[inverseIndex].isUnloaded {
+            setState(of: b, at: inverseIndex, to: b.relationships[inverseIndex].recording(a.objectID, adding: true))
+            return
+        }
         let backwards = try loadedState(of: b, at: inverseIndex)
         if inverse.isToMany {
             if !backwards.objectIDs.contains(a.objectID) {
@@ -87,13 +111,21 @@ extension ObjectContext {
     /// hold `a`.
     func unlink(_ a: ManagedObject, _ index: Int, from b: ManagedObject) throws {
         let relationship = a.entity.relationships[index]
-        let current = try loadedState(of: a, at: index)
-        guard current.objectIDs.contains(b.objectID) else { return }
-        setState(of: a, at: index, to: relationship.isToMany ? .toMany(current.objectIDs.filter { $0 != b.objectID }) : .toOne(nil))
+        if relationship.isToMany && !relationship.isOrdered && a.relationships[index].isUnloaded {
+            setState(of: a, at: index, to: a.relationships[index].recording(b.objectID, adding: false))
+        } else {
+            let current = try loadedState(of: a, at: index)
+            guard current.objectIDs.contains(b.objectID) else { return }
+            setState(of: a, at: index, to: relationship.isToMany ? .toMany(current.objectIDs.filter { $0 != b.objectID }) : .toOne(nil))
+        }
         guard let inverseIndex = inverseIndex(of: relationship, in: b) else { return }
+        let inverse = b.entity.relationships[inverseIndex]
+        if inverse.isToMany && !inverse.isOrdered && b.relationships[inverseIndex].isUnloaded {
+            setState(of: b, at: inverseIndex, to: b.relationships[inverseIndex].recording(a.objectID, adding: false))
+            return
+        }
         let backwards = try loadedState(of: b, at: inverseIndex)
         guard backwards.objectIDs.contains(a.objectID) else { return }
-        let inverse = b.entity.relationships[inverseIndex]
         setState(of: b, at: inverseIndex, to: inverse.isToMany ? .toMany(backwards.objectIDs.filter { $0 != a.objectID }) : .toOne(nil))
     }
 
@@ -119,6 +151,9 @@ extension ObjectContext {
         return indices.compactMap { index in
             let relationship = object.entity.relationships[index]
             let state = object.relationships[index]
+            if case .pending(let added, let removed) = state {
+                return .toMany(index, added: added, removed: removed, order: nil)
+            }
             if !relationship.isToMany {
                 let id = state.objectIDs.first
                 return object.isInserted && id == nil ? nil : .toOne(index, Link(id))

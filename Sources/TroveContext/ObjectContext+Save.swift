@@ -53,10 +53,11 @@ extension ObjectContext {
         for object in insertedObjects + updatedObjects {
             let version = result.versions[object.objectID] ?? (object.snapshot?.version ?? 0) + 1
             object.snapshot = committedSnapshot(of: object, version: version)
-            object.committedRelationships = [:]
         }
-        for object in touched.values {
+        for object in insertedObjects + Array(touched.values) {
             object.committedRelationships = [:]
+            // What was pending is stored now; the store is the truth until the next load.
+            object.relationships = object.relationships.map { if case .pending = $0 { .fault } else { $0 } }
         }
         for object in deletedObjects {
             object.isDeleted = false

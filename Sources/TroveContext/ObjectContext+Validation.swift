@@ -13,7 +13,9 @@ extension ObjectContext {
             }
             let indices = object.isInserted ? Array(object.entity.relationships.indices) : object.changedRelationshipIndices
             for index in indices {
-                failures += check(object.entity.relationships[index], holding: object.relationships[index].objectIDs.count, in: object.objectID)
+                let relationship = object.entity.relationships[index]
+                guard !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil else { continue }
+                failures += check(relationship, holding: try relatedIDs(of: object, at: index).count, in: object.objectID)
             }
             for validator in hooks.validators(for: object.entity, in: model) {
                 do {

@@ -12,14 +12,39 @@ enum RelationshipState: Equatable {
     case toOne(ObjectID?)
     /// A to-many: the related objects' IDs, in order for an ordered relationship, without repeats.
     case toMany([ObjectID])
+    /// An unordered to-many not loaded yet, with changes made since: objects added and removed.
+    /// Keeping an inverse up to date does not need the whole set, so it is not read for that.
+    case pending(added: [ObjectID], removed: [ObjectID])
 
-    /// The related IDs (empty for a fault).
+    /// The related IDs (empty for a fault, and for a pending to-many: load it first).
     var objectIDs: [ObjectID] {
         switch self {
-        case .fault, .toOne(nil): []
+        case .fault, .toOne(nil), .pending: []
         case .toOne(let id?): [id]
         case .toMany(let ids): ids
         }
+    }
+
+    /// Whether the state must be read from the store before its objects are known.
+    var isUnloaded: Bool {
+        switch self {
+        case .fault, .pending: true
+        case .toOne, .toMany: false
+        }
+    }
+
+    /// This unloaded state with `id` added (or, with `adding` false, removed).
+    func recording(_ id: ObjectID, adding: Bool) -> RelationshipState {
+        var (added, removed): ([ObjectID], [ObjectID]) = ([], [])
+        if case .pending(let a, let r) = self { (added, removed) = (a, r) }
+        if adding {
+            removed.removeAll { $0 == id }
+            if !added.contains(id) { added.append(id) }
+        } else {
+            added.removeAll { $0 == id }
+            if !removed.contains(id) { removed.append(id) }
+        }
+        return added.isEmpty && removed.isEmpty ? .fault : .pending(added: added, removed: removed)
     }
 
     /// Whether two states hold the same objects; order counts when `ordered`.
@@ -43,6 +68,7 @@ enum RelationshipState: Equatable {
         case .fault: .fault
         case .toOne(let id): .toOne(id.map { mapping[$0] ?? $0 })
         case .toMany(let ids): .toMany(ids.map { mapping[$0] ?? $0 })
+        case .pending(let added, let removed): .pending(added: added.map { mapping[$0] ?? $0 }, removed: removed.map { mapping[$0] ?? $0 })
         }
     }
 }

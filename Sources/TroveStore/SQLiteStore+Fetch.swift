@@ -18,6 +18,8 @@ struct ReadPlan: Sendable {
     /// The selected column names: `_pk`, `_version`, [`_entity`], attributes, foreign keys.
     let columns: [String]
     let entities: [String: EntityColumns]
+    /// The selection for the aliases queries use most, built once.
+    private let selections: [String: String]
 
     init(table: StoreSchema.Table, schema: StoreSchema, model: Model) {
         self.table = table
@@ -40,11 +42,14 @@ struct ReadPlan: Sendable {
                 entity: entity, attributes: entity.attributes.compactMap { position[$0.name] }, foreignKeys: foreignKeys)
         }
         self.entities = entities
+        self.selections = Dictionary(uniqueKeysWithValues: ["t", "d"].map { alias in
+            (alias, columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", "))
+        })
     }
 
     /// The selection, each column qualified by `alias`.
     func selection(from alias: String) -> String {
-        columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", ")
+        selections[alias] ?? columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", ")
     }
 
     /// Decodes the statement's current row, whose selection starts at column `base`;

@@ -18,6 +18,32 @@ extension SQLiteStore {
     }
 }
 
+/// The INSERT of one entity's rows, built once: `_pk`, [`_entity`], every attribute, then the
+/// foreign keys of its to-one relationships kept in the row.
+struct InsertPlan: Sendable {
+    let sql: String
+    let hasEntityColumn: Bool
+    /// The relationship positions whose keys follow the attributes, in order.
+    let foreignKeys: [Int]
+
+    init(layout: StoreSchema.EntityLayout, schema: StoreSchema) {
+        var columns = ["_pk"]
+        if layout.hasEntityColumn { columns.append("_entity") }
+        columns += layout.entity.attributes.map(\.name)
+        var foreignKeys: [Int] = []
+        for (index, relationship) in layout.entity.relationships.enumerated() {
+            if case .foreignKey(let column)? = try? schema.storage(of: relationship.name, in: layout.entity) {
+                columns.append(column)
+                foreignKeys.append(index)
+            }
+        }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
+        hasEntityColumn = layout.hasEntityColumn
+        self.foreignKeys = foreignKeys
+    }
+}
+
 /// Writes one change set inside an open transaction.
 ///
 /// Order: primary keys for new rows are taken first (so rows saved together can refer to each
@@ -62,6 +88,11 @@ private struct SaveWriter {
                 assignments.append("\(quoted(column)) = ?")
                 values.append(link)
             }
+            if assignments.isEmpty, try !keepsJoinRows(update.relationships, of: layout.entity) {
+                // Nothing this row holds changed (the links live in other rows): no write.
+                versions[update.objectID] = update.expectedVersion
+                continue
+            }
             assignments.append("\"_version\" = \"_version\" + 1")
             let sql = "UPDATE \(quoted(layout.table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
             values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
@@ -74,24 +105,19 @@ private struct SaveWriter {
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
         for insert in changes.inserts {
-            let layout = try store.schema.layout(of: insert.objectID.entityName)
-            var columns = ["_pk"]
+            guard let plan = store.insertPlans[insert.objectID.entityName] else {
+                throw StoreError(.unknownEntity, "the model has no entity '\(insert.objectID.entityName)'")
+            }
             var values: [AttributeValue] = [.integer(try key(of: insert.objectID))]
-            if layout.hasEntityColumn {
-                columns.append("_entity")
-                values.append(.string(layout.entity.name))
+            if plan.hasEntityColumn { values.append(.string(insert.objectID.entityName)) }
+            values += insert.values
+            var links = Array(repeating: AttributeValue.null, count: plan.foreignKeys.count)
+            for case .toOne(let index, let link) in insert.relationships {
+                if let slot = plan.foreignKeys.firstIndex(of: index), let target = link.objectID {
+                    links[slot] = .integer(try key(of: target))
+                }
             }
-            for (attribute, value) in zip(layout.entity.attributes, insert.values) {
-                columns.append(attribute.name)
-                values.append(value)
-            }
-            for (column, link) in try foreignKeys(insert.relationships, of: layout.entity) {
-                columns.append(column)
-                values.append(link)
-            }
-            let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            let sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
-            try execute(sql, values, for: insert.objectID)
+            try execute(plan.sql, values + links, for: insert.objectID)
             if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
         }
 
@@ -111,6 +137,14 @@ private struct SaveWriter {
             columns.append((column, try link.objectID.map { .integer(try key(of: $0)) } ?? .null))
         }
         return columns
+    }
+
+    /// Whether any of `changes` is kept in a join table owned by this side.
+    private func keepsJoinRows(_ changes: [RelationshipChange], of entity: Entity) throws -> Bool {
+        for case .toMany(let index, _, _, _) in changes {
+            if case .joinTable(_, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) { return true }
+        }
+        return false
     }
 
     /// Writes the join-table rows of the relationships this side keeps.

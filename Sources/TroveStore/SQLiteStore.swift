@@ -50,6 +50,7 @@ public final class SQLiteStore: PersistentStore {
     let writer: any DatabaseWriter
     let schema: StoreSchema
     let readPlans: [String: ReadPlan]
+    let insertPlans: [String: InsertPlan]
     private static let logger = Logger(label: "trove.store")
 
     /// Opens the store at `url`, creating it (with its tables) when there is no file yet.
@@ -106,6 +107,7 @@ public final class SQLiteStore: PersistentStore {
         self.readPlans = Dictionary(uniqueKeysWithValues: schema.tables.map {
             ($0.name, ReadPlan(table: $0, schema: schema, model: model))
         })
+        self.insertPlans = schema.layouts.mapValues { InsertPlan(layout: $0, schema: schema) }
         try prepare()
     }
 

@@ -189,7 +189,9 @@ struct StoreSchema: Sendable {
     }
 }
 
-/// SQL identifiers, always quoted.
+/// SQL identifiers, always quoted. (Model names are checked to be plain identifiers, so the
+/// escaping of embedded quotes is almost never needed; it is kept for safety.)
 func quoted(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+    return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

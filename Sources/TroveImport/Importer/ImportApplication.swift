@@ -12,7 +12,11 @@ struct ImportApplication {
     private var inserted: Set<ObjectID> = []
     private var stubs: Set<ObjectID> = []
     private var existing: [ObjectID: ManagedObject] = [:]
+    /// Existing objects the payload changed (values, to-one or to-many links).
+    private var changed: Set<ObjectID> = []
     private var orphansDeleted: [String: Int] = [:]
+    /// Results of the find queries, holding the relationships prefetched for the batch.
+    private var found: [FetchedResults] = []
     /// The last record that touched each object, to blame it when the save refuses the object.
     private var touchedBy: [ObjectID: Int] = [:]
 
@@ -25,6 +29,13 @@ struct ImportApplication {
 
     /// Looks up every key of the batch: one query per entity and constraint.
     mutating func findExisting(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)]) throws {
+        // The to-many relationships records set, per hierarchy: prefetched with the find, so
+        // replacing them reads nothing more.
+        var toMany: [String: Set<String>] = [:]
+        for node in nodes where !node.toMany.isEmpty {
+            let entity = node.mapping.entity
+            toMany[entity.rootName, default: []].formUnion(node.toMany.map { entity.relationships[$0.index].name })
+        }
         /// Keys of one constraint of one hierarchy: looked up together.
         struct Group: Hashable, Comparable {
             let root: String
@@ -46,6 +57,7 @@ struct ImportApplication {
             guard let (entity, keys) = groups[group], let sample = keys.first else { continue }
             let names = sample.attributes.map { entity.attributes[$0].name }
             var request = FetchRequest(entityName: context.model.entity(named: sample.root)?.name ?? entity.name)
+            request.relationshipKeyPathsForPrefetching = (toMany[sample.root] ?? []).filter { entity.relationship(named: $0) != nil }.sorted()
             if names.count == 1 {
                 request.predicate = try Predicate(format: "%K IN %@", names[0], keys.map { $0.values[0] })
             } else {
@@ -57,10 +69,12 @@ struct ImportApplication {
                 }
                 request.predicate = try Predicate(format: format, arguments: arguments)
             }
-            for object in try context.fetch(request) {
+            let results = try context.fetch(request)
+            for object in results {
                 let values = try names.map { try object.value(forKey: $0) }
                 identity[UniqueKey(root: sample.root, attributes: sample.attributes, values: values)] = object
             }
+            found.append(results)
         }
     }
 
@@ -89,31 +103,44 @@ struct ImportApplication {
         if !inserted.contains(object.objectID) { existing[object.objectID] = object }
         touchedBy[object.objectID] = record
 
+        var changes = false
         for (index, value) in node.values {
-            try object.setValue(value, forKey: entity.attributes[index].name)
+            let name = entity.attributes[index].name
+            let before = try object.value(forKey: name)
+            try object.setValue(value, forKey: name)
+            changes = try changes || object.value(forKey: name) != before
         }
         for (index, target) in node.toOne {
+            let name = entity.relationships[index].name
+            let before = try object.relatedObject(forKey: name)?.objectID
             let related = try target.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
-            try object.setRelatedObject(related, forKey: entity.relationships[index].name)
+            try object.setRelatedObject(related, forKey: name)
+            changes = changes || related?.objectID != before
         }
         for (index, targets) in node.toMany {
             let relationship = entity.relationships[index]
             let related = try targets.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
+            let before = try object.relatedObjects(forKey: relationship.name)
+            let beforeIDs = Set(before.map(\.objectID))
             switch relationship.importPolicy {
             case .union:
                 for item in related { try object.addRelatedObject(item, forKey: relationship.name) }
+                changes = changes || related.contains { !beforeIDs.contains($0.objectID) }
             case .replace:
                 try object.setRelatedObjects(related, forKey: relationship.name)
+                changes = changes || Set(related.map(\.objectID)) != beforeIDs
             case .replaceDeletingOrphans:
                 let keep = Set(related.map(\.objectID))
-                let orphans = try object.relatedObjects(forKey: relationship.name).filter { !keep.contains($0.objectID) }
+                let orphans = before.filter { !keep.contains($0.objectID) }
                 try object.setRelatedObjects(related, forKey: relationship.name)
+                changes = changes || keep != beforeIDs
                 for orphan in orphans where !orphan.isDeleted {
                     try context.delete(orphan)
                     orphansDeleted[orphan.entity.name, default: 0] += 1
                 }
             }
         }
+        if changes { changed.insert(object.objectID) }
         for (handler, value) in node.handled {
             try handler(object, value)
         }
@@ -153,7 +180,7 @@ struct ImportApplication {
         for id in inserted { counts[id.entityName, default: .init()].inserted += 1 }
         for id in stubs { counts[id.entityName, default: .init()].stubs += 1 }
         for object in existing.values where !object.isDeleted {
-            if object.isUpdated {
+            if changed.contains(object.objectID) {
                 counts[object.entity.name, default: .init()].updated += 1
             } else {
                 counts[object.entity.name, default: .init()].unchanged += 1
