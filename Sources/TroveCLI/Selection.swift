@@ -36,12 +36,7 @@ struct Selection {
     init(store path: StoreArgument, entityName: String, predicate format: String?, arguments: [String]) throws {
         store = try SQLiteStore(url: path.url)
         let model = store.model
-        guard let entity = model.entity(named: entityName) else {
-            let names = model.entities.map(\.name)
-            let close = names.first { $0.lowercased() == entityName.lowercased() }.map { "did you mean '\($0)'? " } ?? ""
-            throw CLIFailure(.usage, "\(path.store) has no entity '\(entityName)'; \(close)its entities are: \(names.joined(separator: ", "))")
-        }
-        self.entity = entity
+        entity = try Self.entity(named: entityName, in: model, of: path)
         guard let format else {
             predicate = nil
             return
@@ -53,6 +48,18 @@ struct Selection {
         } catch {
             throw CLIFailure(.usage, "--where: \(error)")
         }
+    }
+
+    /// The entity of `model` called `name`.
+    /// - Throws: a ``CLIFailure`` with status 1 naming the entities the store has, and the
+    ///   one meant when only the letter case differs.
+    static func entity(named name: String, in model: Model, of path: StoreArgument) throws -> Entity {
+        guard let entity = model.entity(named: name) else {
+            let names = model.entities.map(\.name)
+            let close = names.first { $0.lowercased() == name.lowercased() }.map { "did you mean '\($0)'? " } ?? ""
+            throw CLIFailure(.usage, "\(path.store) has no entity '\(name)'; \(close)its entities are: \(names.joined(separator: ", "))")
+        }
+        return entity
     }
 
     /// A fetch request for the selected objects.

@@ -1,0 +1,194 @@
+import ArgumentParser
+import Foundation
+import Trove
+
+/// `trove import STORE INPUT|- --entity NAME`: pours JSON records into an entity of a store,
+/// driven by the store's model, and reports what it did.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON records into an entity of a store.",
+        discussion: """
+            INPUT (or standard input, for -) holds an array of records, one record (an object), \
+            or, with --root, an object with the array at a key path. The store's model drives: \
+            unknown keys are ignored and counted, absent keys leave values alone, null clears, \
+            values are coerced to their attribute's type, and objects are found by their unique \
+            keys or created. A record that cannot be imported whole is rejected with its index, \
+            JSON path and reason; the others still land. Each batch is saved in one transaction.
+            Prints a summary on stderr. Exit codes: 0 every record imported; 2 some records \
+            rejected (the rest landed), --strict stopped, the input is not JSON, or --root \
+            leads nowhere; 1 usage errors (unknown entity, bad --sync-scope, unreadable INPUT); \
+            3 store errors (a missing store is not created: run `trove init` first).
+            Example: trove import photos.trove photos.json --entity Photo --root photos.photo --rejects rejects.ndjson
+            """)
+
+    @OptionGroup var store: StoreArgument
+
+    @Argument(help: ArgumentHelp("The JSON file to import, or - to read standard input.", valueName: "INPUT|-"))
+    var input: String
+
+    @Option(help: ArgumentHelp("The entity the top-level records become (`trove inspect` lists them).", valueName: "NAME"))
+    var entity: String
+
+    @Option(help: ArgumentHelp("A dotted key path to the array of records inside the input, such as photos.photo.", valueName: "KEY.PATH"))
+    var root: String?
+
+    @Option(help: ArgumentHelp("Records per saved batch: each batch is one transaction, and unique keys are looked up once per batch.",
+                               valueName: "N"))
+    var batchSize = ImportOptions().batchSize
+
+    @Flag(help: "Stop at the first rejected record, writing nothing of its batch (earlier batches stay saved).")
+    var strict = false
+
+    @Option(help: ArgumentHelp("After the import, delete the objects of the entity that match this predicate and were not in the input (nothing is deleted if any record was rejected).",
+                               valueName: "PREDICATE"))
+    var syncScope: String?
+
+    @Option(help: ArgumentHelp("Write the rejected records to FILE as NDJSON, one original record a line, to fix and import again (an empty file when none was rejected).",
+                               valueName: "FILE"))
+    var rejects: String?
+
+    @Option(help: ArgumentHelp("Write the import report to FILE as JSON: counts per entity, coercions, unknown keys, rejections.",
+                               valueName: "FILE"))
+    var report: String?
+
+    @Flag(help: "Print no summary; errors and rejections are still reported.")
+    var quiet = false
+
+    func validate() throws {
+        if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, not \(batchSize)") }
+        if let rejects, let report, rejects == report {
+            throw ValidationError("--rejects and --report name the same file, \(rejects); give each its own")
+        }
+        for (option, path) in [("--rejects", rejects), ("--report", report)] {
+            guard let path else { continue }
+            if path == input || path == store.store {
+                throw ValidationError("\(option) \(path) would overwrite the \(path == input ? "input" : "store"); choose another file")
+            }
+        }
+    }
+
+    func run() throws {
+        let opened = try SQLiteStore(url: store.url)
+        let model = opened.model
+        let target = try Selection.entity(named: entity, in: model, of: store)
+        if target.isAbstract {
+            let concrete = model.entities.filter { !$0.isAbstract && $0.isKind(of: target) }.map(\.name)
+            throw CLIFailure(.usage, "\(target.name) is abstract and cannot be imported into; use one of its sub-entities: \(concrete.joined(separator: ", "))")
+        }
+        let scope = try syncScope.map { try Self.scopePredicate($0, for: target, in: model) }
+        for path in [rejects, report].compactMap({ $0 }) { try Self.checkWritable(path) }
+        let data = try readInput()
+
+        let options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
+        let importer = Importer(context: Container(store: opened).newContext(), options: options)
+        var outcome: ImportReport
+        var stopped: String?
+        do {
+            outcome = try importer.importJSON(data, into: target.name, root: root)
+        } catch let error as ImportError {
+            guard error.code == .recordRejected, let partial = error.report else {
+                throw failure(for: error)
+            }
+            outcome = partial
+            stopped = error.message
+        }
+
+        if let rejects {
+            try write(outcome.rejected.map { $0.record + "\n" }.joined(), to: rejects)
+        }
+        if let report {
+            try write(String(decoding: try Self.reportJSON(outcome), as: UTF8.self) + "\n", to: report)
+        }
+        if !quiet {
+            let summary = ImportSummary(report: outcome, input: inputName, entity: target.name, root: root,
+                                        syncScope: syncScope, stopped: stopped != nil, rejectsFile: rejects, reportFile: report)
+            FileHandle.standardError.write(Data(summary.text().utf8))
+        }
+        if let stopped {
+            throw CLIFailure(.badInput, "\(inputName): \(stopped); fix the record and import again")
+        }
+        guard outcome.rejected.isEmpty else {
+            let count = outcome.rejected.count
+            let hint = rejects.map { "fix them in \($0) and import that file again" } ?? "--rejects FILE writes them out to fix and import again"
+            let verb = count == 1 ? "was" : "were"
+            throw CLIFailure(.badInput, "\(inputName): \(count) of \(outcome.recordsRead) records \(verb) rejected and the other \(outcome.recordsImported) imported; \(hint)")
+        }
+    }
+
+    // MARK: Input and output
+
+    /// How the input is named in messages.
+    var inputName: String { input == "-" ? "standard input" : input }
+
+    /// The whole input.
+    /// - Throws: a ``CLIFailure`` with status 1 when INPUT is not a readable file.
+    private func readInput() throws -> Data {
+        if input == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
+            throw CLIFailure(.usage, "no input file at \(input); give a JSON file, or - to read standard input")
+        }
+        guard !isDirectory.boolValue else {
+            throw CLIFailure(.usage, "\(input) is a directory; give a JSON file, or - to read standard input")
+        }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: input))
+        } catch {
+            throw CLIFailure(.usage, "cannot read \(input): \(error.localizedDescription)")
+        }
+    }
+
+    /// Checks, before anything is imported, that `path` can be written: its folder exists.
+    private static func checkWritable(_ path: String) throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIFailure(.usage, "cannot write \(path): there is no folder \(folder); nothing was imported")
+        }
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIFailure(.usage, "the import ran, but \(path) could not be written: \(error.localizedDescription)")
+        }
+    }
+
+    /// The report as pretty JSON with sorted keys.
+    static func reportJSON(_ report: ImportReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(report)
+    }
+
+    // MARK: Errors
+
+    /// The `--sync-scope` predicate, checked against the entity.
+    /// - Throws: a ``CLIFailure`` with status 1 and the caret under the column at fault.
+    private static func scopePredicate(_ format: String, for entity: Entity, in model: Model) throws -> TroveModel.Predicate {
+        guard !entity.uniqueBy.isEmpty else {
+            throw CLIFailure(.usage, "--sync-scope needs \(entity.name) to have a unique key (uniqueBy), to know which objects the input names")
+        }
+        do {
+            let parsed = try TroveModel.Predicate(format: format, textArguments: [], for: entity, in: model)
+            _ = try parsed.checked(for: entity, in: model)
+            return parsed
+        } catch {
+            throw CLIFailure(.usage, "--sync-scope: \(error)")
+        }
+    }
+
+    /// The exit status and message for an import that could not run.
+    private func failure(for error: ImportError) -> CLIFailure {
+        switch error.code {
+        case .invalidJSON: CLIFailure(.badInput, "\(inputName): \(error.message)")
+        case .rootNotFound: CLIFailure(.badInput, "\(inputName): \(error.message)")
+        case .unknownEntity, .syncScope: CLIFailure(.usage, error.message)
+        case .unknownTransformer:
+            CLIFailure(.badInput, "\(error.message); `trove import` knows only the standard transformers, so import with the library to register others")
+        default: CLIFailure(.storeError, error.message)
+        }
+    }
+}
