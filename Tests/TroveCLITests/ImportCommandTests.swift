@@ -286,7 +286,7 @@ import TroveTesting
             imported Examples/Photos/photos.json (photos.photo) into Photo: 2040 records read, 2031 imported, 9 rejected
                             inserted  updated  unchanged  deleted  stubs
               Photo             1992       39          0        0      0
-              Photographer        64       81          0        0      2
+              Photographer        64        1         80        0      2
               Tag                  0        0          0        0     20
             """
         #expect(result.stderr.hasPrefix(summary + "\n"))
@@ -297,7 +297,7 @@ import TroveTesting
                                        "--quiet", "--report", dir.file("sample.json").path], in: Self.repository)
         #expect(again.status == 2)
         let report = try JSONDecoder().decode(ImportReport.self, from: Data(contentsOf: dir.file("sample.json")))
-        #expect(report.rejected.map(\.path) == ["views", "", "upload_date", "ispublic", "o_width", "", "owner", "url_m", "tags"],
+        #expect(report.rejected.map(\.path) == ["views", "", "upload_date", "ispublic", "o_width", "views", "owner", "url_m", "tags"],
                 "one record for each kind of rejection generate.py makes")
         let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: store))).newContext()
         #expect(try context.fetchCount("Photo") == 1992)

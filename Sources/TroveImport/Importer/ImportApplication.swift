@@ -180,7 +180,7 @@ struct ImportApplication {
         for id in inserted { counts[id.entityName, default: .init()].inserted += 1 }
         for id in stubs { counts[id.entityName, default: .init()].stubs += 1 }
         for object in existing.values where !object.isDeleted {
-            if changed.contains(object.objectID) {
+            if changed.contains(object.objectID) && object.isUpdated {
                 counts[object.entity.name, default: .init()].updated += 1
             } else {
                 counts[object.entity.name, default: .init()].unchanged += 1

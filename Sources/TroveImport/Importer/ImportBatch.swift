@@ -69,8 +69,12 @@ struct ImportBatch {
                 let byRecord = Dictionary(grouping: error.failures) { application.record(touching: $0.objectID) }
                 for (index, failures) in byRecord {
                     guard let index, let plan = accepted.first(where: { $0.index == index }) else { continue }
-                    let reason = failures.map(\.description).joined(separator: "; ")
-                    try reject(Rejection(path: plan.node.path, value: nil, expected: "", reason: reason)
+                    // Name the failing value as the record's reader would: entity.key, at the key.
+                    let reason = failures.map { failure in
+                        "\(failure.objectID.entityName)\(failure.key.map { ".\($0)" } ?? ""): \(failure.message)"
+                    }.joined(separator: "; ")
+                    let path = failures.first?.key.map { ImportParser.join(plan.node.path, $0) } ?? plan.node.path
+                    try reject(Rejection(path: path, value: nil, expected: "", reason: reason)
                         .rejected(index: index, record: plan.node.record))
                 }
                 if byRecord.keys.allSatisfy({ $0 == nil }) { throw error }
