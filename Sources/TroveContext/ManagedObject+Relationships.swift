@@ -1,4 +1,4 @@
-import TroveModel
+public import TroveModel
 
 /// Reading and changing relationships. Setting one side sets the other at once: after
 /// `try photo.setRelatedObject(ann, forKey: "whoTook")`, `ann`'s `photos` holds the photo and
@@ -20,17 +20,32 @@ extension ManagedObject {
         return try context.relatedIDs(of: self, at: index).map { try context.object(with: $0) }
     }
 
+    /// The IDs of the objects a relationship holds (as ``relatedObject(forKey:)`` or
+    /// ``relatedObjects(forKey:)`` would return them), without making objects of them.
+    public func objectIDs(forRelationshipNamed key: String) throws -> [ObjectID] {
+        guard let index = entity.relationshipIndex(named: key) else {
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no relationship '\(key)'")
+        }
+        let (context, _) = try relationship(key, toMany: entity.relationships[index].isToMany)
+        return try context.relatedIDs(of: self, at: index)
+    }
+
     /// Sets a to-one relationship to `object` (or to nothing), and its inverse.
+    /// - Returns: whether the relationship changed.
     /// - Throws: ``ObjectError`` for an unknown key, an object of the wrong entity, of another
     ///   context, or deleted.
-    public func setRelatedObject(_ object: ManagedObject?, forKey key: String) throws {
+    @discardableResult
+    public func setRelatedObject(_ object: ManagedObject?, forKey key: String) throws -> Bool {
         let (context, index) = try relationship(key, toMany: false, changing: true)
+        let current = try context.loadedState(of: self, at: index).objectIDs.first
+        guard current != object?.objectID else { return false }
         if let object {
             try checkDestination(object, of: index)
             try context.link(self, index, to: object)
-        } else if let current = try context.loadedState(of: self, at: index).objectIDs.first {
+        } else if let current {
             try context.unlink(self, index, from: try context.object(with: current))
         }
+        return true
     }
 
     /// Makes a to-many relationship hold exactly `objects` (in that order when ordered), and

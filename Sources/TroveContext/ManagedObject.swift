@@ -72,9 +72,11 @@ public final class ManagedObject {
     /// An integer fits a `double`, `float` or `decimal` attribute; a one-character string fits a
     /// `character` attribute. Whether nil is allowed, and the min/max/regex rules, are checked
     /// at save.
+    /// - Returns: whether the value changed (setting the value an attribute holds changes nothing).
     /// - Throws: ``ObjectError`` `.unknownKey`, `.typeMismatch` (wrong type, or an integer out of
     ///   the attribute's range), `.objectDeleted`, or `.notInContext`.
-    public func setValue(_ value: AttributeValue, forKey key: String) throws {
+    @discardableResult
+    public func setValue(_ value: AttributeValue, forKey key: String) throws -> Bool {
         let index = try position(of: key)
         let attribute = entity.attributes[index]
         let checked: AttributeValue
@@ -90,9 +92,10 @@ public final class ManagedObject {
             throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(key) of \(objectID): the object is deleted")
         }
         try fireFault()
-        guard values[index] != checked else { return }
+        guard values[index] != checked else { return false }
         values[index] = checked
         context.objectDidChange(self)
+        return true
     }
 
     // MARK: State

@@ -16,7 +16,7 @@ extension ObjectContext {
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
         let insertedObjects = orderedInsertedObjects
-        let updatedObjects = touched.values.filter(\.isUpdated).sorted { $0.objectID.description < $1.objectID.description }
+        let updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
         let deletedObjects = Array(deleted.values)
         var changes = ChangeSet()
         changes.inserts = insertedObjects.map {
@@ -64,6 +64,11 @@ extension ObjectContext {
             forget(object)
         }
         clearChanges()
+    }
+
+    /// A stable order of stored objects for saves and messages: by entity, then primary key.
+    static func storeOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
+        (a.objectID.rootEntityName, a.objectID.primaryKey ?? 0) < (b.objectID.rootEntityName, b.objectID.primaryKey ?? 0)
     }
 
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted

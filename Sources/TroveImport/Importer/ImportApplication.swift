@@ -105,23 +105,16 @@ struct ImportApplication {
 
         var changes = false
         for (index, value) in node.values {
-            let name = entity.attributes[index].name
-            let before = try object.value(forKey: name)
-            try object.setValue(value, forKey: name)
-            changes = try changes || object.value(forKey: name) != before
+            changes = try object.setValue(value, forKey: entity.attributes[index].name) || changes
         }
         for (index, target) in node.toOne {
-            let name = entity.relationships[index].name
-            let before = try object.relatedObject(forKey: name)?.objectID
             let related = try target.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
-            try object.setRelatedObject(related, forKey: name)
-            changes = changes || related?.objectID != before
+            changes = try object.setRelatedObject(related, forKey: entity.relationships[index].name) || changes
         }
         for (index, targets) in node.toMany {
             let relationship = entity.relationships[index]
             let related = try targets.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
-            let before = try object.relatedObjects(forKey: relationship.name)
-            let beforeIDs = Set(before.map(\.objectID))
+            let beforeIDs = Set(try object.objectIDs(forRelationshipNamed: relationship.name))
             switch relationship.importPolicy {
             case .union:
                 for item in related { try object.addRelatedObject(item, forKey: relationship.name) }
@@ -131,7 +124,7 @@ struct ImportApplication {
                 changes = changes || Set(related.map(\.objectID)) != beforeIDs
             case .replaceDeletingOrphans:
                 let keep = Set(related.map(\.objectID))
-                let orphans = before.filter { !keep.contains($0.objectID) }
+                let orphans = try object.relatedObjects(forKey: relationship.name).filter { !keep.contains($0.objectID) }
                 try object.setRelatedObjects(related, forKey: relationship.name)
                 changes = changes || keep != beforeIDs
                 for orphan in orphans where !orphan.isDeleted {
