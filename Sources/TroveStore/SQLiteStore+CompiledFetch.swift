@@ -1,0 +1,50 @@
+public import TroveModel
+
+/// An SQL statement as a store runs it: the text, with `?` for every value, and the values bound
+/// to those parameters, in order.
+public struct CompiledStatement: Sendable, Hashable, CustomStringConvertible {
+    /// The SQL text; values are never part of it.
+    public let sql: String
+    /// The values bound to the statement's parameters, in order.
+    public let arguments: [AttributeValue]
+
+    /// The SQL, then the arguments: `SELECT … WHERE "t"."views" > ? … -- arguments: [1000, …]`.
+    public var description: String {
+        arguments.isEmpty ? sql : "\(sql) -- arguments: \(arguments)"
+    }
+}
+
+extension SQLiteStore {
+    /// What a fetch reads from each selected row.
+    public enum FetchSelection: Sendable, Hashable {
+        /// Every column of the objects' rows: what ``fetch(_:)`` runs.
+        case objects
+        /// Only the rows' identities: what ``fetchObjectIDs(_:)`` runs (and what a batched
+        /// fetch runs first).
+        case objectIDs
+    }
+
+    /// The statement a fetch of `query` runs, compiled but not run: to log it, to assert it in a
+    /// test, or to run the very same SQL on another connection in a benchmark.
+    ///
+    /// ```swift
+    /// let query = try StoreQuery(request, model: store.model)
+    /// print(try store.compiledFetch(query))
+    /// // SELECT "t"."_pk", … FROM "Photo" AS "t" WHERE ("t"."views" > ? AND …) ORDER BY … LIMIT ? OFFSET ?
+    /// ```
+    /// - Throws: ``StoreError`` `.unknownEntity`, or a ``PredicateError`` the compiler raises.
+    public func compiledFetch(_ query: StoreQuery, selecting selection: FetchSelection = .objects) throws -> CompiledStatement {
+        let layout = try schema.layout(of: query.entity.name)
+        var compiler = QueryCompiler(schema: schema, model: model)
+        let sql: String
+        switch selection {
+        case .objects:
+            let plan = try readPlan(for: layout)
+            sql = try compiler.select({ _ in plan.selection(from: "t") }, for: query)
+        case .objectIDs:
+            // Kept in step with `fetchObjectIDs(_:)`.
+            sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
+        }
+        return CompiledStatement(sql: sql, arguments: compiler.arguments)
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TroveStore
+import TroveModel
+import TroveTesting
+
+@Suite struct CompiledFetchTests {
+    let dir: TemporaryDirectory
+    let store: SQLiteStore
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        store = try SQLiteStore(url: dir.file("s.trove"), model: SampleModels.photos())
+        let photo = try #require(store.model.entity(named: "Photo"))
+        _ = try store.save(ChangeSet(inserts: (0..<5).map { i in
+            .init(objectID: .temporary(entity: photo), values: [.string("p\(i)"), .string("t\(i)"), .null, .integer(Int64(i * 10))])
+        }))
+    }
+
+    func query() throws -> StoreQuery {
+        var request = FetchRequest(entityName: "Photo", predicate: try Predicate(format: "views > %d", 15),
+                                   sortDescriptors: [SortDescriptor("views", ascending: false)])
+        request.fetchLimit = 2
+        return try StoreQuery(request, model: store.model)
+    }
+
+    @Test func givesTheStatementAndArgumentsAFetchRuns() throws {
+        let statement = try store.compiledFetch(query())
+        #expect(statement.sql.hasPrefix("SELECT \"t\".\"_pk\", \"t\".\"_version\", "))
+        #expect(statement.sql.hasSuffix(
+            "FROM \"Photo\" AS \"t\" WHERE \"t\".\"views\" > ? ORDER BY \"t\".\"views\" DESC, \"t\".\"_pk\" LIMIT ? OFFSET ?"))
+        #expect(statement.arguments == [15, 2, 0])
+        #expect(!statement.sql.contains("15"))
+        #expect(statement.description.hasSuffix("-- arguments: [15, 2, 0]"))
+    }
+
+    @Test func runOnAnotherConnectionItSelectsWhatFetchReturns() throws {
+        let statement = try store.compiledFetch(query())
+        let keys = try store.writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT _pk FROM (\(statement.sql))",
+                               arguments: StatementArguments(statement.arguments.map { value -> (any DatabaseValueConvertible)? in
+                                   if case .integer(let i) = value { return i }
+                                   return nil
+                               }))
+        }
+        #expect(keys == (try store.fetch(query())).compactMap(\.objectID.primaryKey))
+        #expect(keys.count == 2)
+    }
+
+    @Test func objectIDsSelectionSelectsOnlyTheKey() throws {
+        let statement = try store.compiledFetch(query(), selecting: .objectIDs)
+        #expect(statement.sql.hasPrefix("SELECT \"t\".\"_pk\" FROM \"Photo\" AS \"t\" WHERE"))
+        #expect(statement.arguments == [15, 2, 0])
+    }
+}
