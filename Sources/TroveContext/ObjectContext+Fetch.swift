@@ -14,18 +14,16 @@ extension ObjectContext {
     ///   key that does not fit the entity, or the store's error.
     public func fetch(_ request: FetchRequest) throws -> FetchedResults {
         let query = try StoreQuery(request, model: model)
+        let lazily = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         let objects: [ManagedObject]
-        if let ids = try pendingAwareIDs(query, request) ?? (request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
-                                                            ? store.fetchObjectIDs(query) : nil) {
-            if request.fetchBatchSize > 0 {
-                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: request.fetchBatchSize,
-                                          prefetching: request.relationshipKeyPathsForPrefetching)
+        if let merged = try pendingAwareIDs(query, request) {
+            if lazily {
+                return try FetchedResults(context: self, ids: .merged(merged), request: request, entity: query.entity)
             }
-            if request.returnsObjectsAsFaults {
-                return try FetchedResults(context: self, entity: query.entity, ids: ids, batchSize: 0)
-            }
-            let loaded = try loadObjects(for: ids)
-            objects = ids.compactMap { loaded[$0] }
+            let loaded = try loadObjects(for: merged)
+            objects = merged.compactMap { loaded[$0] }
+        } else if lazily {
+            return try FetchedResults(context: self, ids: .stored(store.fetchObjectIDs(query)), request: request, entity: query.entity)
         } else {
             objects = try store.fetch(query).map { try materialize($0) }
         }
@@ -36,7 +34,7 @@ extension ObjectContext {
     /// The IDs of the objects a request selects, without reading their values.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let query = try StoreQuery(request, model: model)
-        return try pendingAwareIDs(query, request) ?? store.fetchObjectIDs(query)
+        return try pendingAwareIDs(query, request) ?? Array(store.fetchObjectIDs(query))
     }
 
     /// The number of objects a request selects, counted by the store without loading objects
@@ -161,11 +159,8 @@ extension ObjectContext {
 public struct FetchedResults: RandomAccessCollection {
     private enum Storage {
         case objects([ManagedObject], keepAlive: [ManagedObject])
-        case batched(context: ObjectContext, ids: [ObjectID], batchSize: Int, cache: BatchCache, fetched: Entity)
+        case lazy(LazyResults)
     }
-
-    /// A fault's entity by name, checked when the results are made so that access cannot fail.
-    private let entities: [String: Entity]
 
     private let storage: Storage
 
@@ -173,21 +168,12 @@ public struct FetchedResults: RandomAccessCollection {
     /// prefetched relationships reads nothing while the results are held).
     init(objects: [ManagedObject], keepingAlive prefetched: [ManagedObject] = []) {
         storage = .objects(objects, keepAlive: prefetched)
-        entities = [:]
     }
 
-    /// Results that load objects `batchSize` at a time as they are accessed, or with a batch
-    /// size of 0 hand out faults that read their row when touched.
-    init(context: ObjectContext, entity: Entity, ids: [ObjectID], batchSize: Int, prefetching keyPaths: [String] = []) throws {
-        var entities: [String: Entity] = [:]
-        for name in Set(ids.map(\.entityName)) {
-            guard let entity = context.model.entity(named: name) else {
-                throw ObjectError(.unknownEntity, "the store returned objects of entity '\(name)', which the model lacks")
-            }
-            entities[name] = entity
-        }
-        self.entities = entities
-        storage = .batched(context: context, ids: ids, batchSize: batchSize, cache: BatchCache(prefetching: keyPaths), fetched: entity)
+    /// Results that load objects a batch at a time as they are accessed, or (with no batch
+    /// size) hand out faults that read their row when touched.
+    init(context: ObjectContext, ids: LazyResults.IDs, request: FetchRequest, entity: Entity) throws {
+        storage = .lazy(try LazyResults(context: context, ids: ids, request: request, entity: entity))
     }
 
     public var startIndex: Int { 0 }
@@ -195,7 +181,7 @@ public struct FetchedResults: RandomAccessCollection {
     public var endIndex: Int {
         switch storage {
         case .objects(let objects, _): objects.count
-        case .batched(_, let ids, _, _, _): ids.count
+        case .lazy(let lazy): lazy.ids.count
         }
     }
 
@@ -203,7 +189,7 @@ public struct FetchedResults: RandomAccessCollection {
     public var objectIDs: [ObjectID] {
         switch storage {
         case .objects(let objects, _): objects.map(\.objectID)
-        case .batched(_, let ids, _, _, _): ids
+        case .lazy(let lazy): (0..<lazy.ids.count).map { lazy.ids[$0] }
         }
     }
 
@@ -211,40 +197,89 @@ public struct FetchedResults: RandomAccessCollection {
     /// whose row vanished since the fetch comes back as a fault that fails when touched.
     public subscript(position: Int) -> ManagedObject {
         switch storage {
-        case .objects(let objects, _):
-            return objects[position]
-        case .batched(let context, let ids, let batchSize, let cache, let fetched):
-            // Checked names never fall back to the fetched entity; the default only avoids a trap.
-            func fault(_ id: ObjectID) -> ManagedObject {
-                context.objectOrFault(for: id, entity: entities[id.entityName, default: fetched])
-            }
-            guard batchSize > 0 else { return fault(ids[position]) }
-            let batch = position / batchSize
-            if cache.batch != batch {
-                let range = (batch * batchSize)..<Swift.min((batch + 1) * batchSize, ids.count)
-                let slice = Array(ids[range])
-                let loaded = (try? context.loadObjects(for: slice)) ?? [:]
-                cache.objects = slice.compactMap { loaded[$0] ?? fault($0) }
-                cache.related = (try? context.prefetch(cache.keyPaths, of: cache.objects)) ?? []
-                cache.batch = batch
-            }
-            let offset = position - batch * batchSize
-            if offset < cache.objects.count, cache.objects[offset].objectID == ids[position] {
-                return cache.objects[offset]
-            }
-            return fault(ids[position])
+        case .objects(let objects, _): objects[position]
+        case .lazy(let lazy): lazy.object(at: position)
         }
     }
 }
 
-/// The batch of objects a batched result keeps alive, with what was prefetched for it.
-final class BatchCache {
-    let keyPaths: [String]
-    var batch = -1
-    var objects: [ManagedObject] = []
-    var related: [ManagedObject] = []
+/// The state of lazy results: the IDs, and the batch of objects loaded last (kept alive with
+/// what was prefetched for it).
+final class LazyResults {
+    /// The IDs: compact, as the store read them, or merged in memory with the context's unsaved
+    /// changes (which may hold temporary IDs).
+    enum IDs {
+        case stored(ObjectIDList)
+        case merged([ObjectID])
 
-    init(prefetching keyPaths: [String]) {
-        self.keyPaths = keyPaths
+        var count: Int {
+            switch self {
+            case .stored(let list): list.count
+            case .merged(let ids): ids.count
+            }
+        }
+
+        subscript(position: Int) -> ObjectID {
+            switch self {
+            case .stored(let list): list[position]
+            case .merged(let ids): ids[position]
+            }
+        }
+    }
+
+    let context: ObjectContext
+    let ids: IDs
+    private let batchSize: Int
+    private let keyPaths: [String]
+    /// The fetched entity, and the entities of merged IDs by name (checked up front, so that
+    /// making a fault cannot fail).
+    private let fetched: Entity
+    private let entities: [String: Entity]
+    private var batch = -1
+    private var objects: [ManagedObject] = []
+    private var related: [ManagedObject] = []
+
+    init(context: ObjectContext, ids: IDs, request: FetchRequest, entity: Entity) throws {
+        var entities: [String: Entity] = [:]
+        if case .merged(let merged) = ids {
+            for name in Set(merged.map(\.entityName)) {
+                guard let entity = context.model.entity(named: name) else {
+                    throw ObjectError(.unknownEntity, "the results name entity '\(name)', which the model lacks")
+                }
+                entities[name] = entity
+            }
+        }
+        self.context = context
+        self.ids = ids
+        self.batchSize = request.fetchBatchSize
+        self.keyPaths = request.relationshipKeyPathsForPrefetching
+        self.fetched = entity
+        self.entities = entities
+    }
+
+    func object(at position: Int) -> ManagedObject {
+        guard batchSize > 0 else { return fault(at: position) }
+        let wanted = position / batchSize
+        if batch != wanted {
+            let range = (wanted * batchSize)..<Swift.min((wanted + 1) * batchSize, ids.count)
+            let loaded = (try? context.loadObjects(for: range.map { ids[$0] })) ?? [:]
+            objects = range.map { loaded[ids[$0]] ?? fault(at: $0) }
+            related = (try? context.prefetch(keyPaths, of: objects)) ?? []
+            batch = wanted
+        }
+        let offset = position - wanted * batchSize
+        if offset < objects.count, objects[offset].objectID == ids[position] {
+            return objects[offset]
+        }
+        return fault(at: position)
+    }
+
+    private func fault(at position: Int) -> ManagedObject {
+        let entity: Entity
+        switch ids {
+        case .stored(let list): entity = list.entity(at: position)
+        case .merged(let merged): entity = entities[merged[position].entityName] ?? fetched
+        }
+        return context.objectOrFault(for: ids[position], entity: entity)
     }
 }

@@ -12,7 +12,7 @@ public protocol PersistentStore: AnyObject, Sendable {
     func fetch(_ query: StoreQuery) throws -> [RowSnapshot]
 
     /// The IDs of the rows a query selects, in its order, without reading their values.
-    func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID]
+    func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList
 
     /// The number of rows a query selects (within its limit and offset).
     func count(_ query: StoreQuery) throws -> Int

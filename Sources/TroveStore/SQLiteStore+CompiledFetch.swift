@@ -42,7 +42,6 @@ extension SQLiteStore {
             let plan = try readPlan(for: layout)
             sql = try compiler.select({ _ in plan.selection(from: "t") }, for: query)
         case .objectIDs:
-            // Kept in step with `fetchObjectIDs(_:)`.
             sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
         }
         return CompiledStatement(sql: sql, arguments: compiler.arguments)

@@ -88,28 +88,27 @@ extension SQLiteStore {
     public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
-        var compiler = QueryCompiler(schema: schema, model: model)
-        let sql = try compiler.select({ _ in plan.selection(from: "t") }, for: query)
+        let statement = try compiledFetch(query, selecting: .objects)
         return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
-            try writer.read { db in
-                try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(compiler.arguments) }
+            // One statement reads one consistent snapshot: no transaction around it is needed.
+            try writer.unsafeRead { db in
+                try rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(statement.arguments) }
             }
         }
     }
 
-    public func fetchObjectIDs(_ query: StoreQuery) throws -> [ObjectID] {
+    public func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList {
         let layout = try schema.layout(of: query.entity.name)
-        var compiler = QueryCompiler(schema: schema, model: model)
-        let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
+        let statement = try compiledFetch(query, selecting: .objectIDs)
         let entities = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0) })
         return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
-            try writer.read { db in
-                try RawStatement.with(db, sql: sql) { statement in
-                    try statement.bind(compiler.arguments)
-                    var ids: [ObjectID] = []
-                    while try statement.step() {
-                        let entity = layout.hasEntityColumn ? entities[statement.text(at: 1)] ?? layout.entity : layout.entity
-                        ids.append(ObjectID(entity: entity, primaryKey: statement.int64(at: 0)))
+            try writer.unsafeRead { db in
+                try RawStatement.with(db, sql: statement.sql) { raw in
+                    try raw.bind(statement.arguments)
+                    var ids = ObjectIDList()
+                    while try raw.step() {
+                        let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
+                        ids.append(raw.int64(at: 0), of: entity)
                     }
                     return ids
                 }
@@ -121,7 +120,7 @@ extension SQLiteStore {
         var compiler = QueryCompiler(schema: schema, model: model)
         let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
         let counted = try SQLiteStore.mapErrors("counting \(query.entity.name)") {
-            try writer.read { db in
+            try writer.unsafeRead { db in
                 try RawStatement.with(db, sql: sql) { statement in
                     try statement.bind(compiler.arguments)
                     return try statement.step() ? Int(statement.int64(at: 0)) : 0
@@ -165,7 +164,7 @@ extension SQLiteStore {
         let plan = try readPlan(for: layout)
         let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \"t\".\(quoted("_pk")) = ?"
         return try SQLiteStore.mapErrors("reading \(id)") {
-            try writer.read { db in
+            try writer.unsafeRead { db in
                 let rows = try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(pk, at: 1) }
                 return rows.first { layout.entityNames.contains($0.objectID.entityName) }
             }
