@@ -17,13 +17,6 @@ struct QueryField {
     /// Whether the column holds numbers (tables align them right).
     var isNumeric: Bool { attribute.type.isNumeric && !isToMany }
 
-    /// The relationships crossed, dotted (`whoTook`, `photos.tags`), or `nil` for an attribute of
-    /// the object itself: what to prefetch.
-    var relationshipPath: String? {
-        let keys = path.steps.dropLast().map(\.key.name)
-        return keys.isEmpty ? nil : keys.joined(separator: ".")
-    }
-
     /// The fields of a `--fields` list, or every attribute of `entity` in model order.
     /// - Throws: ``CLIFailure`` (usage) for an empty or repeated field, an unknown key (with
     ///   the closest keys), or a path that ends in a relationship.
@@ -54,32 +47,13 @@ struct QueryField {
         return fields
     }
 
-    /// The relationship paths that `fields` cross, without those another one extends (prefetching
-    /// `whoTook.photos` loads `whoTook` too).
+    /// The relationship paths that `fields` cross: what to prefetch.
     static func prefetchPaths(of fields: [QueryField]) -> [String] {
-        let paths = Set(fields.compactMap(\.relationshipPath))
-        return paths.filter { path in !paths.contains { $0.hasPrefix(path + ".") } }.sorted()
+        ObjectContext.prefetchPaths(of: fields.map(\.path))
     }
 
-    /// The field's value for `object`: one value (nil when a to-one along the path is nil), or
-    /// for a to-many path the values of every object reached, in the relationship's order.
-    func value(of object: ManagedObject) throws -> FieldValue {
-        var objects = [object]
-        for step in path.steps.dropLast() {
-            let key = step.key.name
-            objects = step.isToMany
-                ? try objects.flatMap { try $0.relatedObjects(forKey: key) }
-                : try objects.compactMap { try $0.relatedObject(forKey: key) }
-        }
-        let values = try objects.map { try $0.value(forKey: attribute.name) }
-        return isToMany ? .many(values) : .one(values.first ?? .null)
+    /// The field's value for `object`: one value, or for a to-many path every value reached.
+    func value(of object: ManagedObject) throws -> KeyPathValue {
+        try object.value(along: path)
     }
-}
-
-/// What a field reads from one object.
-enum FieldValue {
-    /// The value of a path through to-one relationships only.
-    case one(AttributeValue)
-    /// The values of a path through a to-many relationship.
-    case many([AttributeValue])
 }

@@ -36,7 +36,7 @@ struct RowPrinter {
     }
 
     /// Prints the row of one object.
-    mutating func print(_ row: [FieldValue]) throws {
+    mutating func print(_ row: [KeyPathValue]) throws {
         defer { rowCount += 1 }
         switch format {
         case .json:
@@ -70,7 +70,7 @@ struct RowPrinter {
 
     // MARK: JSON
 
-    private func jsonObject(_ row: [FieldValue]) -> String {
+    private func jsonObject(_ row: [KeyPathValue]) -> String {
         var text = "{"
         for (index, (value, field)) in zip(row, fields).enumerated() {
             if index > 0 { text += "," }
@@ -153,7 +153,7 @@ enum ValueText {
     private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// JSON: strings, exact numbers, booleans, `null`; a to-many path gives an array.
-    static func json(_ field: FieldValue, type: AttributeType) -> String {
+    static func json(_ field: KeyPathValue, type: AttributeType) -> String {
         switch field {
         case .one(let value): return json(value, type: type)
         case .many(let values): return "[" + values.map { json($0, type: type) }.joined(separator: ",") + "]"
@@ -161,7 +161,7 @@ enum ValueText {
     }
 
     /// CSV: the text of the value, `nil` for no value; a to-many path gives a JSON array.
-    static func csv(_ field: FieldValue, type: AttributeType) -> String? {
+    static func csv(_ field: KeyPathValue, type: AttributeType) -> String? {
         switch field {
         case .one(let value): text(value, type: type)
         case .many: json(field, type: type)
@@ -170,7 +170,7 @@ enum ValueText {
 
     /// A table cell: the text on one line, empty for no value, a to-many path's values joined
     /// by ", ".
-    static func table(_ field: FieldValue, type: AttributeType) -> String {
+    static func table(_ field: KeyPathValue, type: AttributeType) -> String {
         let cell = switch field {
         case .one(let value): text(value, type: type) ?? ""
         case .many(let values): values.map { text($0, type: type) ?? "" }.joined(separator: ", ")

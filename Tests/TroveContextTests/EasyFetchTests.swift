@@ -53,3 +53,42 @@ import TroveTesting
         #expect(throws: (any Error).self) { try context.fetchCount("Nothing") }
     }
 }
+
+@Suite struct DictionaryResultTests {
+    @Test func keyPathsThroughToOneAndToManyWithoutAQueryPerObject() throws {
+        let dir = try TemporaryDirectory()
+        let recorder = SQLRecorder()
+        let store = try SQLiteStore(url: dir.file("d.trove"), model: SampleModels.graph(), options: .init(statementObserver: recorder.observer))
+        let context = Container(store: store).newContext()
+        for (name, tags) in [("Ann", ["a", "b"]), ("Bob", [])] {
+            let person = try context.insert("Person")
+            try person.setValue(.string(name), forKey: "name")
+            for tag in tags {
+                let object = try context.insert("Tag")
+                try object.setValue(.string(name + tag), forKey: "name")
+                try person.addRelatedObject(object, forKey: "tags")
+            }
+            let album = try context.insert("Album")
+            try album.setValue(.string(name + "'s"), forKey: "title")
+            try album.setRelatedObject(person, forKey: "owner")
+        }
+        try context.save()
+
+        let fresh = Container(store: store).newContext()
+        recorder.reset()
+        var request = FetchRequest(entityName: "Album")
+        request.sortDescriptors = [SortDescriptor("title")]
+        let rows = try fresh.fetchDictionaries(request, keyPaths: ["title", "owner.name", "owner.tags.name", "owner.spouse.name"])
+        #expect(rows.count == 2)
+        #expect(rows[0]["title"] == .one("Ann's") && rows[0]["owner.name"] == .one("Ann"))
+        let tagNames: Set<AttributeValue> = if case .many(let values)? = rows[0]["owner.tags.name"] { Set(values) } else { [] }
+        #expect(tagNames == ["Anna", "Annb"])
+        #expect(rows[1]["owner.tags.name"] == .many([]) && rows[1]["owner.spouse.name"] == .one(.null))
+        #expect(recorder.selects.count <= 5, "one query per level, not per object: \(recorder.selects.count)")
+
+        let album = try #require(try fresh.fetchFirst("Album", whereKey: "title", equals: "Bob's"))
+        #expect(try album.value(atKeyPath: "owner.name") == .one("Bob"))
+        #expect(throws: Trove.PredicateError.self) { try album.value(atKeyPath: "owner") }
+        #expect(throws: Trove.PredicateError.self) { try fresh.fetchDictionaries(request, keyPaths: ["ownr.name"]) }
+    }
+}
