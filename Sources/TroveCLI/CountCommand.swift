@@ -15,7 +15,7 @@ struct CountCommand: ParsableCommand {
     func run() throws {
         let selected = try Selection(store: store, entityName: selection.entity,
                                      predicate: selection.predicate, arguments: selection.arguments)
-        let count = try Container(store: selected.store).newContext().count(for: selected.fetchRequest)
+        let count = try Container(store: selected.store).newBackgroundContext().count(for: selected.fetchRequest)
         FileHandle.standardOutput.write(Data("\(count)\n".utf8))
     }
 }

@@ -81,7 +81,7 @@ struct ImportCommand: ParsableCommand {
         let data = try readInput()
 
         let options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
-        let importer = Importer(context: Container(store: opened).newContext(), options: options)
+        let importer = Importer(context: Container(store: opened).newBackgroundContext(), options: options)
         var outcome: ImportReport
         var stopped: String?
         do {

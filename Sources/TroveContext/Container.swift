@@ -6,10 +6,12 @@ public import TroveStore
 ///
 /// ```swift
 /// let container = try Container(model: model, url: storeURL)
-/// let context = container.newContext()
+/// let context = container.newBackgroundContext()
+/// let count = try await container.performBackgroundTask { context in try context.fetchCount("Photo") }
 /// ```
-/// The container is `Sendable`; its ``viewContext`` belongs to the main actor, and
-/// ``newContext()`` makes a context for the caller's own isolation domain.
+/// The container is `Sendable`; its ``viewContext`` belongs to the main actor and (by default)
+/// merges every other context's saves by itself. Other contexts stay in the isolation domain
+/// that made them: pass ``ObjectID``s between contexts, never objects.
 public final class Container: Sendable {
     /// The model.
     public let model: Model
@@ -17,13 +19,19 @@ public final class Container: Sendable {
     public let store: any PersistentStore
     /// The code every context of this container runs at deletes and saves.
     public let hooks: ObjectHooks
+    /// Every save of every context of this container, as it happens.
+    public let didSave = ContextEvents()
+    /// Whether the view context merges other contexts' saves by itself (default `true`).
+    public let automaticallyMergesChangesIntoViewContext: Bool
     @MainActor private var mainContext: ObjectContext?
 
     /// A container on an existing store.
-    public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
+    public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks(),
+                automaticallyMergesChangesIntoViewContext: Bool = true) {
         self.model = store.model
         self.store = store
         self.hooks = hooks
+        self.automaticallyMergesChangesIntoViewContext = automaticallyMergesChangesIntoViewContext
     }
 
     /// A container on the SQLite store at `url`, created when there is no file yet.
@@ -36,13 +44,66 @@ public final class Container: Sendable {
     /// The context of the main actor, for what the user sees; made on first use.
     @MainActor public var viewContext: ObjectContext {
         if let mainContext { return mainContext }
-        let context = ObjectContext(store: store, hooks: hooks)
+        let context = makeContext()
         mainContext = context
         return context
     }
 
-    /// A new context on the store, for the caller's isolation domain.
-    public func newContext() -> ObjectContext {
-        ObjectContext(store: store, hooks: hooks)
+    /// A new context for the caller's own isolation domain (a task, a thread, an actor):
+    /// use it only there.
+    public func newBackgroundContext() -> ObjectContext {
+        makeContext()
+    }
+
+    /// Runs `body` with a new context off the caller's thread and returns its result. The
+    /// context lives only as long as `body` runs; return IDs or values, not objects.
+    public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+        try await Task.detached { [self] in
+            try body(makeContext())
+        }.value
+    }
+
+    private func makeContext() -> ObjectContext {
+        ObjectContext(store: store, hooks: hooks) { [weak self] event in
+            guard let self else { return }
+            didSave.send(event)
+            guard automaticallyMergesChangesIntoViewContext else { return }
+            Task { @MainActor [weak self] in
+                guard let view = self?.mainContext, view.identifier != event.context else { return }
+                try? view.mergeChanges(from: event.changes)
+            }
+        }
+    }
+}
+
+/// An actor that owns a context, for long-lived background work such as an import: the
+/// context is reached only through ``perform(_:)``, so the compiler keeps it on the actor.
+public actor BackgroundContext {
+    private let context: ObjectContext
+
+    /// A context of `container`; with `mergingOtherSaves`, it merges every other context's
+    /// saves as they happen.
+    public init(container: Container, mergingOtherSaves: Bool = false) {
+        context = container.newBackgroundContext()
+        if mergingOtherSaves {
+            let saves = container.didSave
+            let own = context.identifier
+            // Ends at the first save after the actor is gone.
+            Task { [weak self] in
+                for await event in saves where event.context != own {
+                    guard let self else { return }
+                    await merge(event.changes)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with the context, on the actor.
+    public func perform<T: Sendable>(_ body: @Sendable (ObjectContext) throws -> T) rethrows -> T {
+        try body(context)
+    }
+
+    private func merge(_ changes: ObjectChanges) {
+        try? context.mergeChanges(from: changes)
     }
 }

@@ -94,7 +94,7 @@ public final class ManagedObject {
         try fireFault()
         guard values[index] != checked else { return false }
         values[index] = checked
-        context.objectDidChange(self)
+        context.objectDidChange(self, key: key)
         return true
     }
 
@@ -143,6 +143,17 @@ public final class ManagedObject {
         try? fireFault()
         guard let snapshot else { return [:] }
         return Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), snapshot.values))
+    }
+
+    /// The names of the attributes and relationships that differ from the committed ones.
+    var changedKeyNames: [String] {
+        var names: [String] = []
+        if let snapshot {
+            for (i, attribute) in entity.attributes.enumerated() where i < values.count && snapshot.values[i] != values[i] {
+                names.append(attribute.name)
+            }
+        }
+        return names + changedRelationshipIndices.map { entity.relationships[$0].name }
     }
 
     /// The attributes whose values differ from the committed ones, with their new values

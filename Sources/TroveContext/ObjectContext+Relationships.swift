@@ -135,7 +135,7 @@ extension ObjectContext {
             object.committedRelationships[index] = object.relationships[index]
         }
         object.relationships[index] = state
-        objectDidChange(object)
+        objectDidChange(object, key: object.entity.relationships[index].name)
     }
 
     /// The position of `relationship`'s inverse in `destination`'s relationships.

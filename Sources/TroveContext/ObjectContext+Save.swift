@@ -11,6 +11,7 @@ extension ObjectContext {
     /// - Throws: ``ValidationError`` listing every value at fault; ``ConflictError`` when rows
     ///   changed in the store since they were read; ``StoreError`` when the store fails.
     public func save() throws {
+        processPendingChanges()
         guard hasChanges else { return }
         let failures = try validate()
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
@@ -35,6 +36,7 @@ extension ObjectContext {
             object.snapshot.map { ChangeSet.Delete(objectID: object.objectID, expectedVersion: $0.version) }
         }
 
+        let changedKeyNames = Dictionary(uniqueKeysWithValues: updatedObjects.map { ($0.objectID, $0.changedKeyNames) })
         let result = try store.save(changes)
         uncache(updatedObjects.map(\.objectID) + deletedObjects.map(\.objectID))
 
@@ -59,11 +61,22 @@ extension ObjectContext {
             // What was pending is stored now; the store is the truth until the next load.
             object.relationships = object.relationships.map { if case .pending = $0 { .fault } else { $0 } }
         }
+        var saved = ObjectChanges()
+        saved.inserted = Set(insertedObjects.map(\.objectID))
+        for object in updatedObjects {
+            saved.updated.insert(object.objectID)
+            saved.changedKeys[object.objectID] = Set(changedKeyNames[object.objectID] ?? [])
+        }
+        saved.deleted = Set(deletedObjects.map(\.objectID))
         for object in deletedObjects {
             object.isDeleted = false
             forget(object)
         }
         clearChanges()
+        let event = ContextEvent(context: identifier, changes: saved)
+        didSave.send(event)
+        Self.post(Self.didSaveNotification, event)
+        onSave?(event)
     }
 
     /// A stable order of stored objects for saves and messages: by entity, then primary key.

@@ -15,26 +15,42 @@ public final class ObjectContext {
     public let store: any PersistentStore
     /// The code that runs at deletes and saves of the entities it names.
     public let hooks: ObjectHooks
+    /// The context's identity, as its events name it.
+    public let identifier = ContextID.make()
+    /// The context's saves, as they happen (also posted as ``didSaveNotification``).
+    public let didSave = ContextEvents()
+    /// The context's processed runs of in-memory changes (also posted as
+    /// ``objectsDidChangeNotification``).
+    public let objectsDidChange = ContextEvents()
+    /// Called after each save of this context (the container's streams and merging).
+    let onSave: (@Sendable (ContextEvent) -> Void)?
+    /// Changes made since the last ``processPendingChanges()``.
+    var pendingChanges = ObjectChanges()
 
     /// Every object the context knows, held weakly (changed objects are also held below).
     private var registry: [ObjectID: WeakObject] = [:]
     private var registrySizeAtLastSweep = 0
     /// Inserted objects, and the order they were inserted in.
-    private(set) var inserted: [ObjectID: ManagedObject] = [:]
+    var inserted: [ObjectID: ManagedObject] = [:]
     private var insertionOrder: [ObjectID] = []
     /// Objects whose values were changed since the last save (they may have changed back).
-    private(set) var touched: [ObjectID: ManagedObject] = [:]
+    var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
-    private(set) var deleted: [ObjectID: ManagedObject] = [:]
+    var deleted: [ObjectID: ManagedObject] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
     private var rowCache: [ObjectID: RowSnapshot] = [:]
 
     /// Creates a context on a store, with the hooks its objects' entities have.
-    public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
+    public convenience init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
+        self.init(store: store, hooks: hooks, onSave: nil)
+    }
+
+    init(store: any PersistentStore, hooks: ObjectHooks, onSave: (@Sendable (ContextEvent) -> Void)?) {
         self.model = store.model
         self.store = store
         self.hooks = hooks
+        self.onSave = onSave
     }
 
     // MARK: Inserting and deleting
@@ -58,6 +74,7 @@ public final class ObjectContext {
         register(object)
         inserted[id] = object
         insertionOrder.append(id)
+        pendingChanges.inserted.insert(id)
         return object
     }
 
@@ -77,6 +94,9 @@ public final class ObjectContext {
         }
         object.isDeleted = true
         deleted[object.objectID] = object
+        if pendingChanges.inserted.remove(object.objectID) == nil { pendingChanges.deleted.insert(object.objectID) }
+        pendingChanges.updated.remove(object.objectID)
+        pendingChanges.changedKeys[object.objectID] = nil
         for (index, relationship) in object.entity.relationships.enumerated() {
             switch relationship.deleteRule {
             case .nullify:
@@ -143,8 +163,22 @@ public final class ObjectContext {
         registry.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) }
     }
 
-    func objectDidChange(_ object: ManagedObject) {
-        if !object.isInserted { touched[object.objectID] = object }
+    func objectDidChange(_ object: ManagedObject, key: String) {
+        guard !object.isInserted else { return }
+        touched[object.objectID] = object
+        pendingChanges.updated.insert(object.objectID)
+        pendingChanges.changedKeys[object.objectID, default: []].insert(key)
+    }
+
+    /// Announces the changes made since the last call, as one ``objectsDidChange`` event and
+    /// one ``objectsDidChangeNotification`` (a save calls it first). The view context calls
+    /// it by itself once per main-actor turn in which it changed.
+    public func processPendingChanges() {
+        guard !pendingChanges.isEmpty else { return }
+        let event = ContextEvent(context: identifier, changes: pendingChanges)
+        pendingChanges = ObjectChanges()
+        objectsDidChange.send(event)
+        Self.post(Self.objectsDidChangeNotification, event)
     }
 
     /// Every object the context has in memory.
@@ -252,6 +286,7 @@ public final class ObjectContext {
     }
 
     func clearChanges() {
+        pendingChanges = ObjectChanges()
         inserted = [:]
         insertionOrder = []
         touched = [:]

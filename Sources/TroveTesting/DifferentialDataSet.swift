@@ -186,7 +186,7 @@ public enum DifferentialDataSet {
     /// from a new context of it, so that nothing is pending.
     public static func makeContainer(at url: URL) throws -> Container {
         let container = try Container(model: model(), url: url)
-        try populate(container.newContext())
+        try populate(container.newBackgroundContext())
         return container
     }
 

@@ -49,7 +49,7 @@ import TroveTesting
 
     /// A fresh context on the store, to look at what the command wrote.
     func context() throws -> ObjectContext {
-        try Container(store: SQLiteStore(url: dir.file("photos.trove"))).newContext()
+        try Container(store: SQLiteStore(url: dir.file("photos.trove"))).newBackgroundContext()
     }
 
     // MARK: Importing
@@ -299,7 +299,7 @@ import TroveTesting
         let report = try JSONDecoder().decode(ImportReport.self, from: Data(contentsOf: dir.file("sample.json")))
         #expect(report.rejected.map(\.path) == ["views", "", "upload_date", "ispublic", "o_width", "views", "owner", "url_m", "tags"],
                 "one record for each kind of rejection generate.py makes")
-        let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: store))).newContext()
+        let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: store))).newBackgroundContext()
         #expect(try context.fetchCount("Photo") == 1992)
         #expect(try context.fetchCount("Photographer") == 66)
         #expect(try context.fetchCount("Tag") == 20)
@@ -310,7 +310,7 @@ import TroveTesting
         let modelURL = Self.sampleModel, storeURL = dir.file("library.trove")
         let sampleURL = Self.repository.appendingPathComponent("Examples/Photos/photos.json")
         let container = try Container(model: Model(contentsOf: modelURL), url: storeURL)
-        let importer = Importer(context: container.newContext(), options: ImportOptions(batchSize: 500))
+        let importer = Importer(context: container.newBackgroundContext(), options: ImportOptions(batchSize: 500))
         let report = try importer.importJSON(Data(contentsOf: sampleURL), into: "Photo", root: "photos.photo")
         #expect(report.entities["Photo"]?.inserted == 1992)
         #expect(report.rejected.first?.description == #"record 106 at views: Photo.views: not a number (got "lots", expected integer64)"#)

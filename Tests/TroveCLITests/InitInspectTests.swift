@@ -21,7 +21,7 @@ import TroveTesting
         #expect(created.stdout.isEmpty, "stdout carries data only")
         #expect(created.stderr.contains("created \(storePath): 2 entities"))
 
-        let context = try Container(model: SampleModels.photos(), url: URL(fileURLWithPath: storePath)).newContext()
+        let context = try Container(model: SampleModels.photos(), url: URL(fileURLWithPath: storePath)).newBackgroundContext()
         for i in 0..<3 { try context.insert("Photo").setValue(.string("p\(i)"), forKey: "id") }
         try context.save()
 

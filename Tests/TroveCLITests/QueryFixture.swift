@@ -47,7 +47,7 @@ struct QueryFixture {
     init() throws {
         dir = try TemporaryDirectory()
         storePath = dir.file("photos.trove").path
-        let context = try Container(model: Self.model(), url: URL(fileURLWithPath: storePath)).newContext()
+        let context = try Container(model: Self.model(), url: URL(fileURLWithPath: storePath)).newBackgroundContext()
 
         let ann = try context.insert("Photographer")
         try ann.setValue("ann", forKey: "id")

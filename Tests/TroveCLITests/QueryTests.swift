@@ -67,7 +67,7 @@ import TroveTesting
     }
 
     @Test func tableCutsLongCells() throws {
-        let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: fixture.storePath))).newContext()
+        let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: fixture.storePath))).newBackgroundContext()
         let photo = try context.insert("Photo")
         try photo.setValue("p4", forKey: "id")
         try photo.setValue(.string(String(repeating: "x", count: 60)), forKey: "title")
@@ -101,7 +101,7 @@ import TroveTesting
     @Test func everyAttributeTypeInJSON() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("things.trove").path
-        let context = try Container(model: SampleModels.everyType(), url: URL(fileURLWithPath: path)).newContext()
+        let context = try Container(model: SampleModels.everyType(), url: URL(fileURLWithPath: path)).newBackgroundContext()
         let thing = try context.insert("Thing")
         let values: [String: AttributeValue] = [
             "stringValue": "s", "integer16Value": -7, "integer32Value": 70000, "integer64Value": .integer(.max),

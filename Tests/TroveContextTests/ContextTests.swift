@@ -11,7 +11,7 @@ import TroveTesting
     init() throws {
         dir = try TemporaryDirectory()
         container = try Container(model: SampleModels.photos(), url: dir.file("photos.trove"))
-        context = container.newContext()
+        context = container.newBackgroundContext()
     }
 
     func photo(_ id: String, title: String? = nil) throws -> ManagedObject {
@@ -39,7 +39,7 @@ import TroveTesting
         _ = try photo("a")
         _ = try photo("b")
         try context.save()
-        let other = container.newContext()
+        let other = container.newBackgroundContext()
         let first = try other.fetch(FetchRequest(entityName: "Photo"))
         let second = try other.fetch(FetchRequest(entityName: "Photo"))
         #expect(first.count == 2)
@@ -59,7 +59,7 @@ import TroveTesting
         #expect(!p.isUpdated && !context.hasChanges, "setting the committed value back is no change")
         try p.setValue("new", forKey: "title")
         try context.save()
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         #expect(try fresh.object(with: p.objectID).value(forKey: "title") == "new")
         #expect(p.committedValues()["title"] == "new")
     }
@@ -75,7 +75,7 @@ import TroveTesting
         #expect(Array(fetched) == [b, c])
         try context.save()
         #expect(a.context == nil && !a.isDeleted)
-        #expect(try container.newContext().fetch(FetchRequest(entityName: "Photo")).count == 2)
+        #expect(try container.newBackgroundContext().fetch(FetchRequest(entityName: "Photo")).count == 2)
         #expect(throws: ObjectError.self) { try context.object(with: a.objectID) }
     }
 
@@ -131,7 +131,7 @@ import TroveTesting
 
     @Test func integerRangesAreChecked() throws {
         let model = try Model { Entity("Small") { Attribute("n", .integer16); Attribute("c", .character) } }
-        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newBackgroundContext()
         let small = try context.insert("Small")
         try small.setValue(32767, forKey: "n")
         let error = try #require(throws: ObjectError.self) { try small.setValue(70000, forKey: "n") }
@@ -143,7 +143,7 @@ import TroveTesting
 
     @Test func objectsOfAnotherContextAreRefused() throws {
         let p = try photo("a")
-        let other = container.newContext()
+        let other = container.newBackgroundContext()
         let error = try #require(throws: ObjectError.self) { try other.delete(p) }
         #expect(error.code == .notInContext)
     }
@@ -151,7 +151,7 @@ import TroveTesting
     @Test func unchangedObjectsAreNotKeptAlive() throws {
         for i in 0..<50 { _ = try photo("p\(i)") }
         try context.save()
-        let reader = container.newContext()
+        let reader = container.newBackgroundContext()
         do {
             let objects = try reader.fetch(FetchRequest(entityName: "Photo"))
             #expect(reader.registeredObjectCount == 50)

@@ -50,17 +50,17 @@ struct DifferentialStore {
     init() throws {
         directory = try TemporaryDirectory()
         container = try DifferentialDataSet.makeContainer(at: directory.file("differential.trove"))
-        context = container.newContext()
+        context = container.newBackgroundContext()
     }
 
     /// An empty store of `model`; `fill` inserts into a context that is then saved.
     init(model: Model, fill: (ObjectContext) throws -> Void) throws {
         directory = try TemporaryDirectory()
         container = try Container(model: model, url: directory.file("differential.trove"))
-        let writer = container.newContext()
+        let writer = container.newBackgroundContext()
         try fill(writer)
         try writer.save()
-        context = container.newContext()
+        context = container.newBackgroundContext()
     }
 
     var model: Model { container.model }

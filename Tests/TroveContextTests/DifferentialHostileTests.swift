@@ -72,7 +72,7 @@ import TroveTesting
         }
         // The table is still there, whole.
         #expect(try store.context.count(for: FetchRequest(entityName: "Photo")) == all.count)
-        #expect(try store.container.newContext().count(for: FetchRequest(entityName: "Photo")) == all.count)
+        #expect(try store.container.newBackgroundContext().count(for: FetchRequest(entityName: "Photo")) == all.count)
     }
 
     /// A hostile value given where a key path goes is an error naming the key, never SQL.

@@ -15,7 +15,7 @@ import TroveTesting
         let store = try SQLiteStore(url: dir.file("photos.trove"), model: SampleModels.photos(),
                                     options: .init(statementObserver: recorder.observer))
         container = Container(store: store)
-        let setup = container.newContext()
+        let setup = container.newBackgroundContext()
         for i in 0..<10 {
             let photographer = try setup.insert("Photographer")
             try photographer.setValue(.string("p\(i)"), forKey: "id")
@@ -29,7 +29,7 @@ import TroveTesting
             }
         }
         try setup.save()
-        context = container.newContext()
+        context = container.newBackgroundContext()
         recorder.reset()
     }
 
@@ -117,7 +117,7 @@ import TroveTesting
         recorder.reset()
         _ = try photos.map { try $0.relatedObject(forKey: "whoTook") }
         #expect(recorder.selects.isEmpty, "the to-one's row is already in memory")
-        let other = container.newContext()
+        let other = container.newBackgroundContext()
         let photo = try #require(other.fetch(request("Photo", "id == %@", "p7-0")).first)
         recorder.reset()
         #expect(try photo.relatedObject(forKey: "whoTook")?.value(forKey: "id") == "p7")
@@ -130,7 +130,7 @@ import TroveTesting
         for photographer in plain { _ = try photographer.relatedObjects(forKey: "photos") }
         #expect(recorder.selects.count == 11)
 
-        let other = container.newContext()
+        let other = container.newBackgroundContext()
         recorder.reset()
         var request = try request("Photographer", sort: "id")
         request.relationshipKeyPathsForPrefetching = ["photos", "photos.whoTook"]

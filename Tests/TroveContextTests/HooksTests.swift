@@ -16,7 +16,7 @@ import TroveTesting
         }
         hooks.prepareForDeletion(of: "Photographer") { _ in throw ObjectHooks.Rejection("photographers are kept forever") }
         let container = try Container(model: SampleModels.photos(), url: dir.file("h.trove"), hooks: hooks)
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         let ann = try context.insert("Photographer")
         try ann.setValue("ann", forKey: "id")
         try ann.setValue("Ann", forKey: "name")
@@ -45,7 +45,7 @@ import TroveTesting
         hooks.validate("Photo") { photo in
             guard try photo.relatedObject(forKey: "whoTook") != nil else { throw ObjectHooks.Rejection("a photo needs its photographer") }
         }
-        let context = try Container(store: SQLiteStore(inMemoryWith: SampleModels.photos()), hooks: hooks).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: SampleModels.photos()), hooks: hooks).newBackgroundContext()
         let photo = try context.insert("Photo")
         try photo.setValue("p", forKey: "id")
         try photo.setValue("LOUD", forKey: "title")

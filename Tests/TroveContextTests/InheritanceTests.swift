@@ -15,7 +15,7 @@ import TroveTesting
     @Test func fetchingAParentReturnsSubEntityObjects() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: Self.model(), url: dir.file("m.trove"))
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         let image = try context.insert("Image")
         try image.setValue(.uri(URL(string: "https://x/i.png")!), forKey: "url")
         try image.setValue(640, forKey: "width")
@@ -23,7 +23,7 @@ import TroveTesting
         try video.setValue(12.5, forKey: "seconds")
         try context.save()
 
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         let all = try fresh.fetch(FetchRequest(entityName: "Media"))
         #expect(all.map(\.entity.name) == ["Image", "Video"])
         #expect(try all[0].value(forKey: "width") == 640)
@@ -34,7 +34,7 @@ import TroveTesting
     }
 
     @Test func anAbstractEntityCannotBeInserted() throws {
-        let context = try Container(store: SQLiteStore(inMemoryWith: Self.model())).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: Self.model())).newBackgroundContext()
         let error = try #require(throws: ObjectError.self) { try context.insert("Media") }
         #expect(error.code == .abstractEntity)
         #expect(error.message.contains("Image, Video"))

@@ -9,7 +9,7 @@ import TroveTesting
         let dir = try TemporaryDirectory()
         let container = try Container(model: SampleModels.photos(), url: dir.file("m.trove"),
                                       options: .init(durability: .normal))
-        let writer = container.newContext()
+        let writer = container.newBackgroundContext()
         for i in 0..<20_000 {
             let photo = try writer.insert("Photo")
             try photo.setValue(.string("p\(i)"), forKey: "id")
@@ -18,7 +18,7 @@ import TroveTesting
         writer.reset()
 
         // 100k objects fetched and dropped, in five rounds of 20k.
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         var largestRegistry = 0
         for _ in 0..<5 {
             do {
@@ -35,7 +35,7 @@ import TroveTesting
     @Test func aFaultOfAResetContextThrowsInsteadOfTrapping() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: SampleModels.photos(), url: dir.file("f.trove"))
-        let setup = container.newContext()
+        let setup = container.newBackgroundContext()
         let ann = try setup.insert("Photographer")
         try ann.setValue("ann", forKey: "id")
         for i in 0..<3 {
@@ -45,7 +45,7 @@ import TroveTesting
         }
         try setup.save()
 
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         var request = FetchRequest(entityName: "Photo")
         request.returnsObjectsAsFaults = true
         let photos = Array(try context.fetch(request))

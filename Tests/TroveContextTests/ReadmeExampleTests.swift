@@ -22,7 +22,7 @@ import TroveTesting
             }
         }
         let container = try Container(model: model, url: dir.file("photos.trove"))
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
 
         let photo = try context.insert("Photo")
         try photo.setValue("p1", forKey: "id")
@@ -47,7 +47,7 @@ import TroveTesting
     }
 
     @Test func theRelationshipAndFetchingExamplesRun() throws {
-        let context = try Container(store: SQLiteStore(inMemoryWith: Self.sampleModel())).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: Self.sampleModel())).newBackgroundContext()
         let photo = try context.insert("Photo"), other = try context.insert("Photo")
         try photo.setValue("p1", forKey: "id")
         try other.setValue("p2", forKey: "id")

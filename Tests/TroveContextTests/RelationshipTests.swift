@@ -11,7 +11,7 @@ import TroveTesting
     init() throws {
         dir = try TemporaryDirectory()
         container = try Container(model: SampleModels.graph(), url: dir.file("graph.trove"))
-        context = container.newContext()
+        context = container.newBackgroundContext()
     }
 
     func make(_ entity: String, _ key: String = "name", _ value: String) throws -> ManagedObject {
@@ -47,7 +47,7 @@ import TroveTesting
         try ann.setRelatedObject(bob, forKey: "spouse")
         try context.save()
 
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         let people = try fresh.fetch(FetchRequest(entityName: "Person"))
         let (ann2, bob2) = (people[0], people[1])
         #expect(try names(ann2.relatedObjects(forKey: "albums"), "title") == ["Blue"])
@@ -73,7 +73,7 @@ import TroveTesting
         try context.save()
         try ann.setRelatedObjects([tags[0], tags[1]], forKey: "tags")
         try context.save()
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         #expect(try names(fresh.object(with: ann.objectID).relatedObjects(forKey: "tags")) == ["a", "b"])
         #expect(try fresh.object(with: tags[3].objectID).relatedObjects(forKey: "people").isEmpty)
     }
@@ -87,7 +87,7 @@ import TroveTesting
         #expect(try names(ann.relatedObjects(forKey: "playlist"), "title") == ["three", "one", "two"])
         #expect(try albums[2].relatedObject(forKey: "listedBy") === ann)
         try context.save()
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         let playlist = try fresh.object(with: ann.objectID).relatedObjects(forKey: "playlist")
         #expect(try names(playlist, "title") == ["three", "one", "two"])
         #expect(try playlist[0].relatedObject(forKey: "listedBy")?.objectID == ann.objectID)
@@ -133,7 +133,7 @@ import TroveTesting
         #expect(album.isDeleted && tracks.allSatisfy(\.isDeleted))
         #expect(try tag.relatedObjects(forKey: "people").isEmpty, "nullify took Ann out of the tag")
         try context.save()
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         #expect(try fresh.fetch(FetchRequest(entityName: "Track")).isEmpty)
         #expect(try fresh.fetch(FetchRequest(entityName: "Album")).isEmpty)
         #expect(try fresh.object(with: tag.objectID).relatedObjects(forKey: "people").isEmpty)
@@ -147,7 +147,7 @@ import TroveTesting
         try context.delete(album)
         #expect(try ann.relatedObjects(forKey: "albums").isEmpty)
         try context.save()
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         #expect(try fresh.object(with: ann.objectID).relatedObjects(forKey: "albums").isEmpty)
     }
 
@@ -174,7 +174,7 @@ import TroveTesting
         #expect(throws: ObjectError.self) { try ann.relatedObject(forKey: "albums") }
         #expect(throws: ObjectError.self) { try ann.relatedObjects(forKey: "spouse") }
         #expect(throws: ObjectError.self) { try ann.relatedObjects(forKey: "nope") }
-        let other = try container.newContext().insert("Tag")
+        let other = try container.newBackgroundContext().insert("Tag")
         #expect(throws: ObjectError.self) { try ann.addRelatedObject(other, forKey: "tags") }
     }
 
@@ -189,7 +189,7 @@ import TroveTesting
                 Relationship("team", to: "Team", inverse: "members", optional: false)
             }
         }
-        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newBackgroundContext()
         let team = try context.insert("Team")
         let loner = try context.insert("Member")
         let error = try #require(throws: ValidationError.self) { try context.save() }

@@ -27,13 +27,13 @@ import TroveTesting
         let url = dir.file("types.trove")
         let id: ObjectID
         do {
-            let context = try Container(model: SampleModels.everyType(), url: url).newContext()
+            let context = try Container(model: SampleModels.everyType(), url: url).newBackgroundContext()
             let thing = try context.insert("Thing")
             for (key, value) in Self.values { try thing.setValue(value, forKey: key) }
             try context.save()
             id = thing.objectID
         }
-        let context = try Container(model: SampleModels.everyType(), url: url).newContext()
+        let context = try Container(model: SampleModels.everyType(), url: url).newBackgroundContext()
         let thing = try context.object(with: id)
         for (key, value) in Self.values {
             #expect(try thing.value(forKey: key) == value, "\(key)")
@@ -45,10 +45,10 @@ import TroveTesting
 
     @Test func nilRoundTripsForEveryType() throws {
         let dir = try TemporaryDirectory()
-        let context = try Container(model: SampleModels.everyType(), url: dir.file("nil.trove")).newContext()
+        let context = try Container(model: SampleModels.everyType(), url: dir.file("nil.trove")).newBackgroundContext()
         let thing = try context.insert("Thing")
         try context.save()
-        let fresh = try Container(model: SampleModels.everyType(), url: dir.file("nil.trove")).newContext()
+        let fresh = try Container(model: SampleModels.everyType(), url: dir.file("nil.trove")).newBackgroundContext()
         let again = try fresh.object(with: thing.objectID)
         for type in AttributeType.allCases {
             #expect(try again.value(forKey: type.rawValue + "Value") == .null)
@@ -58,7 +58,7 @@ import TroveTesting
     @Test func extremesOfNumbers() throws {
         let dir = try TemporaryDirectory()
         let url = dir.file("n.trove")
-        let context = try Container(model: SampleModels.everyType(), url: url).newContext()
+        let context = try Container(model: SampleModels.everyType(), url: url).newBackgroundContext()
         let cases: [(String, AttributeValue)] = [
             ("integer64Value", .integer(Int64.min)), ("doubleValue", .double(-0.0)),
             ("doubleValue", .double(.infinity)), ("doubleValue", .double(.leastNonzeroMagnitude)),
@@ -71,7 +71,7 @@ import TroveTesting
             try context.save()
             ids.append(thing.objectID)
         }
-        let fresh = try Container(model: SampleModels.everyType(), url: url).newContext()
+        let fresh = try Container(model: SampleModels.everyType(), url: url).newBackgroundContext()
         for ((key, value), id) in zip(cases, ids) {
             #expect(try fresh.object(with: id).value(forKey: key) == value, "\(key) \(value)")
         }

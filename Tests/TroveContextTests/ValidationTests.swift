@@ -19,7 +19,7 @@ import TroveTesting
     @Test func everyFaultIsListedAndNothingIsWritten() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: Self.model(), url: dir.file("v.trove"))
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         let good = try context.insert("Account")
         try good.setValue("good_one", forKey: "handle")
         try context.save()
@@ -41,7 +41,7 @@ import TroveTesting
         #expect(error.description.contains("nothing was saved"))
 
         // The store is as it was, and the context still has every change.
-        let fresh = container.newContext()
+        let fresh = container.newBackgroundContext()
         let stored = try fresh.fetch(FetchRequest(entityName: "Account"))
         #expect(stored.count == 1)
         #expect(try stored[0].value(forKey: "age") == .null)
@@ -59,12 +59,12 @@ import TroveTesting
     @Test func aFailingStoreWriteLeavesStoreAndContextAsTheyWere() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: Self.model(), url: dir.file("v.trove"))
-        let context = container.newContext()
+        let context = container.newBackgroundContext()
         let first = try context.insert("Account")
         try first.setValue("taken", forKey: "handle")
         try context.save()
 
-        let other = container.newContext()
+        let other = container.newBackgroundContext()
         let fresh = try other.insert("Account")
         try fresh.setValue("fresh", forKey: "handle")
         let clash = try other.insert("Account")
@@ -81,11 +81,11 @@ import TroveTesting
     @Test func aStaleUpdateIsAConflict() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: Self.model(), url: dir.file("v.trove"))
-        let a = container.newContext()
+        let a = container.newBackgroundContext()
         let account = try a.insert("Account")
         try account.setValue("shared", forKey: "handle")
         try a.save()
-        let b = container.newContext()
+        let b = container.newBackgroundContext()
         let copy = try b.object(with: account.objectID)
         try copy.setValue(30, forKey: "age")
         try b.save()

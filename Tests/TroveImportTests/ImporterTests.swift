@@ -14,7 +14,7 @@ import TroveTesting
         dir = try TemporaryDirectory()
         container = try Container(store: SQLiteStore(url: dir.file("flickr.trove"), model: SampleModels.flickr(),
                                                      options: .init(statementObserver: recorder.observer)))
-        context = container.newContext()
+        context = container.newBackgroundContext()
     }
 
     func run(_ json: String, into entity: String = "Photo", options: ImportOptions = ImportOptions()) throws -> ImportReport {

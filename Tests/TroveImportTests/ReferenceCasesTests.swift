@@ -16,7 +16,7 @@ import TroveTesting
                 Attribute("price", .decimal)
             }
         }
-        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newBackgroundContext()
         let report = try Importer(context: context).importJSON(Data("""
             [{"sku": "j1", "size": "30-32", "fit": "Slim", "price": "49.90"},
              {"sku": "j2", "size": 8, "fit": "R", "price": 19.9},
@@ -48,7 +48,7 @@ import TroveTesting
                 Relationship("group", to: "Group", inverse: "items")
             }
         }
-        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newContext()
+        let context = try Container(store: SQLiteStore(inMemoryWith: model)).newBackgroundContext()
         let payload = Data("""
             {"id": 7, "description": "Cyclists", "created": 1285800000,
              "items": [{"id": "1234", "name": "Helmet"}, {"id": 1235, "name": "Pump"}]}

@@ -42,7 +42,7 @@ enum FetchScenario: Scenario {
         let url = try PhotoData.cachedStore(rows: settings.rows, scratch: settings.scratch, log: log)
         let store = try SQLiteStore(url: url, model: PhotoData.model)
         let container = Container(store: store)
-        try PhotoData.verify(container.newContext(), rows: settings.rows)
+        try PhotoData.verify(container.newBackgroundContext(), rows: settings.rows)
         let db = try RawDatabase(path: url.path)
 
         var measurements: [Measurement] = []
@@ -70,7 +70,7 @@ enum FetchScenario: Scenario {
             var troveTouched = 0
             var troveKeys: [Int64] = []
             func troveRun(recording: Bool) throws {
-                let context = container.newContext()
+                let context = container.newBackgroundContext()
                 for op in 0..<variant.operations {
                     let results = try context.fetch(request(op))
                     for object in results {

@@ -24,7 +24,7 @@ enum InsertScenario: Scenario {
         func troveRun() throws {
             PhotoData.removeStore(at: troveURL)
             let container = try Container(model: PhotoData.model, url: troveURL)
-            let context = container.newContext()
+            let context = container.newBackgroundContext()
             for start in stride(from: 0, to: rows, by: chunk) {
                 for index in start..<min(start + chunk, rows) {
                     let row = PhotoData.Row(index: index)
@@ -58,7 +58,7 @@ enum InsertScenario: Scenario {
         let pair = try Measure.pair(settings, trove: troveRun, baseline: baselineRun)
         // Both stores hold the same rows.
         let trove = try SQLiteStore(url: troveURL, model: PhotoData.model)
-        try PhotoData.verify(Container(store: trove).newContext(), rows: rows)
+        try PhotoData.verify(Container(store: trove).newBackgroundContext(), rows: rows)
         let count = try trove.count(of: "Photo")
         guard count == rows else { throw SQLiteFailure(description: "Trove's store holds \(count) rows, not \(rows)") }
 

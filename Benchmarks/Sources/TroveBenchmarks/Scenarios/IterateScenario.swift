@@ -14,7 +14,7 @@ enum IterateScenario: Scenario {
         let url = try PhotoData.cachedStore(rows: settings.rows, scratch: settings.scratch, log: log)
         let store = try SQLiteStore(url: url, model: PhotoData.model)
         let container = Container(store: store)
-        try PhotoData.verify(container.newContext(), rows: settings.rows)
+        try PhotoData.verify(container.newBackgroundContext(), rows: settings.rows)
         let db = try RawDatabase(path: url.path)
 
         var request = FetchRequest(entityName: "Photo")
@@ -31,7 +31,7 @@ enum IterateScenario: Scenario {
         func troveRun() throws {
             troveSum = 0
             troveCount = 0
-            let context = container.newContext()
+            let context = container.newBackgroundContext()
             for photo in try context.fetch(request) {
                 troveSum &+= try photo.value(forKey: "views", as: Int64.self) ?? 0
                 troveCount += 1

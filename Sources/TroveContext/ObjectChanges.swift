@@ -1,0 +1,100 @@
+public import Foundation
+public import TroveModel
+import Synchronization
+
+/// What changed in a context: the IDs of inserted, updated and deleted objects, and the keys
+/// changed in each updated one. `Sendable`: it crosses to other contexts and tasks.
+public struct ObjectChanges: Sendable, Hashable {
+    /// Objects inserted.
+    public var inserted: Set<ObjectID> = []
+    /// Objects whose values or relationships changed.
+    public var updated: Set<ObjectID> = []
+    /// Objects deleted.
+    public var deleted: Set<ObjectID> = []
+    /// For each updated object, the attributes and relationships that changed.
+    public var changedKeys: [ObjectID: Set<String>] = [:]
+
+    /// No changes.
+    public init() {}
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// A change event of a context, as its streams deliver it.
+public struct ContextEvent: Sendable, Hashable {
+    /// Which context it came from.
+    public let context: ContextID
+    /// What changed.
+    public let changes: ObjectChanges
+}
+
+/// The identity of a context, to tell events of different contexts apart.
+public struct ContextID: Sendable, Hashable, CustomStringConvertible {
+    private let value: UInt64
+    private static let next = Atomic<UInt64>(1)
+
+    static func make() -> ContextID {
+        ContextID(value: next.wrappingAdd(1, ordering: .relaxed).oldValue)
+    }
+
+    public var description: String { "context-\(value)" }
+}
+
+extension ObjectContext {
+    /// Posted after a context saved, with no `object`: the user info holds the saving context's
+    /// ``ContextID`` under ``contextKey``, the ``ObjectChanges`` under ``changesKey`` and the ID
+    /// sets under ``insertedKey``, ``updatedKey`` and ``deletedKey``. Observers run on the
+    /// saving context's thread.
+    public static let didSaveNotification = Notification.Name("TroveContextDidSave")
+    /// Posted when a run of in-memory changes is processed (``processPendingChanges()``); same
+    /// user info as ``didSaveNotification``.
+    public static let objectsDidChangeNotification = Notification.Name("TroveObjectsDidChange")
+    /// User-info key of the ``ContextID`` of the context that posted.
+    public static let contextKey = "context"
+    /// User-info key of the ``ObjectChanges``.
+    public static let changesKey = "changes"
+    /// User-info key of the inserted objects' IDs (`Set<ObjectID>`).
+    public static let insertedKey = "inserted"
+    /// User-info key of the updated objects' IDs (`Set<ObjectID>`).
+    public static let updatedKey = "updated"
+    /// User-info key of the deleted objects' IDs (`Set<ObjectID>`).
+    public static let deletedKey = "deleted"
+
+    static func post(_ name: Notification.Name, _ event: ContextEvent) {
+        NotificationCenter.default.post(name: name, object: nil, userInfo: [
+            contextKey: event.context, changesKey: event.changes, insertedKey: event.changes.inserted,
+            updatedKey: event.changes.updated, deletedKey: event.changes.deleted,
+        ])
+    }
+}
+
+/// A stream of context events that any number of tasks can iterate, each from the moment it
+/// starts. Iterating ends when the task is cancelled.
+public final class ContextEvents: AsyncSequence, Sendable {
+    public typealias Element = ContextEvent
+
+    private let subscribers = Mutex<[UInt64: AsyncStream<ContextEvent>.Continuation]>([:])
+    private let nextID = Atomic<UInt64>(0)
+
+    init() {}
+
+    func send(_ event: ContextEvent) {
+        let continuations = subscribers.withLock { Array($0.values) }
+        for continuation in continuations { continuation.yield(event) }
+    }
+
+    public func makeAsyncIterator() -> AsyncStream<ContextEvent>.Iterator {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let (stream, continuation) = AsyncStream<ContextEvent>.makeStream(bufferingPolicy: .unbounded)
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        subscribers.withLock { $0[id] = continuation }
+        return stream.makeAsyncIterator()
+    }
+
+    deinit {
+        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+    }
+}

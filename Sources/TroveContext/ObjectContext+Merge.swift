@@ -1,0 +1,93 @@
+import TroveModel
+import TroveStore
+
+extension ObjectContext {
+    /// Brings in another context's saved changes: updated objects in memory take the stored
+    /// values (keeping this context's unsaved changes on top), deleted ones leave the context,
+    /// inserted ones are found by the next fetch. Relationships that may have changed are read
+    /// again when next touched.
+    ///
+    /// Pass the ``ObjectChanges`` of the other context's ``ObjectContext/didSave`` event.
+    /// - Throws: the store's error when reading the updated rows fails.
+    public func mergeChanges(from changes: ObjectChanges) throws {
+        uncache(changes.updated.union(changes.deleted))
+        for id in changes.deleted {
+            guard let object = registry(for: id) else { continue }
+            inserted[id] = nil
+            touched[id] = nil
+            deleted[id] = nil
+            object.isDeleted = false
+            forget(object)
+        }
+        if !changes.deleted.isEmpty {
+            for object in liveObjects {
+                object.relationships = object.relationships.map { $0.removing(changes.deleted) }
+            }
+        }
+        let registered = changes.updated.compactMap { registry(for: $0) }.filter { !$0.isFault }
+        guard !registered.isEmpty else { return }
+        let rows = Dictionary(try store.rows(for: registered.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        for object in registered {
+            guard let row = rows[object.objectID] else { continue }
+            refresh(object, with: row, keepingChanges: true)
+        }
+    }
+
+    /// Reads an object's row again. With `mergeChanges` its unsaved changes stay on top of the
+    /// stored values; without, they are discarded (the object is as stored).
+    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
+        try checkOwnership(object)
+        guard !object.isInserted else { return }
+        guard let row = try store.row(for: object.objectID) else {
+            throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
+        }
+        if !mergeChanges {
+            touched[object.objectID] = nil
+            if deleted.removeValue(forKey: object.objectID) != nil { object.isDeleted = false }
+        }
+        refresh(object, with: row, keepingChanges: mergeChanges)
+    }
+
+    /// Reads every registered object's row again, keeping unsaved changes on top.
+    public func refreshAllObjects() throws {
+        let objects = liveObjects.filter { !$0.isInserted && !$0.isFault }
+        let rows = Dictionary(try store.rows(for: objects.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        for object in objects {
+            if let row = rows[object.objectID] { refresh(object, with: row, keepingChanges: true) }
+        }
+    }
+
+    /// Takes `row` as the object's stored state; unsaved changed attributes and relationships
+    /// stay when `keepingChanges`.
+    func refresh(_ object: ManagedObject, with row: RowSnapshot, keepingChanges: Bool) {
+        let old = object.snapshot
+        let stored = RelationshipState.states(of: object.entity, from: row)
+        if keepingChanges, let old {
+            for i in object.values.indices where object.values[i] == old.values[i] {
+                object.values[i] = row.values[i]
+            }
+            let changed = Set(object.changedRelationshipIndices)
+            for i in object.relationships.indices where !changed.contains(i) {
+                object.relationships[i] = stored[i]
+                object.committedRelationships[i] = nil
+            }
+        } else {
+            object.values = row.values
+            object.relationships = stored
+            object.committedRelationships = [:]
+        }
+        object.snapshot = row
+    }
+}
+
+extension RelationshipState {
+    /// The state without the given objects (deleted elsewhere).
+    func removing(_ ids: Set<ObjectID>) -> RelationshipState {
+        switch self {
+        case .fault, .pending: self
+        case .toOne(let id): .toOne(id.flatMap { ids.contains($0) ? nil : $0 })
+        case .toMany(let list): .toMany(list.filter { !ids.contains($0) })
+        }
+    }
+}
