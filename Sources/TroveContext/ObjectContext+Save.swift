@@ -16,28 +16,23 @@ extension ObjectContext {
         let failures = try validate()
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
+        var result: SaveResult?
+        // A conflict the merge policy resolves is written again; a second conflict in a row
+        // is another context racing this one, reported as an error.
+        for attempt in 0..<3 {
+            do {
+                result = try store.save(pendingChangeSet())
+                break
+            } catch let conflict as ConflictError {
+                guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
+                try resolve(conflict)
+            }
+        }
+        guard let result else { return }
         let insertedObjects = orderedInsertedObjects
         let updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
         let deletedObjects = Array(deleted.values)
-        var changes = ChangeSet()
-        changes.inserts = insertedObjects.map {
-            ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
-        }
-        for object in updatedObjects {
-            guard let snapshot = object.snapshot else { continue }
-            var changed: [Int: AttributeValue] = [:]
-            for i in object.values.indices where object.values[i] != snapshot.values[i] {
-                changed[i] = object.values[i]
-            }
-            changes.updates.append(ChangeSet.Update(objectID: object.objectID, expectedVersion: snapshot.version,
-                                                    changes: changed, relationships: relationshipChanges(of: object)))
-        }
-        changes.deletes = deletedObjects.compactMap { object in
-            object.snapshot.map { ChangeSet.Delete(objectID: object.objectID, expectedVersion: $0.version) }
-        }
-
         let changedKeyNames = Dictionary(uniqueKeysWithValues: updatedObjects.map { ($0.objectID, $0.changedKeyNames) })
-        let result = try store.save(changes)
         uncache(updatedObjects.map(\.objectID) + deletedObjects.map(\.objectID))
 
         for object in insertedObjects {
@@ -77,6 +72,27 @@ extension ObjectContext {
         didSave.send(event)
         Self.post(Self.didSaveNotification, event)
         onSave?(event)
+    }
+
+    /// What a save writes now: inserts, updates of changed objects, deletes.
+    private func pendingChangeSet() -> ChangeSet {
+        var changes = ChangeSet()
+        changes.inserts = orderedInsertedObjects.map {
+            ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
+        }
+        for object in touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder) {
+            guard let snapshot = object.snapshot else { continue }
+            var changed: [Int: AttributeValue] = [:]
+            for i in object.values.indices where object.values[i] != snapshot.values[i] {
+                changed[i] = object.values[i]
+            }
+            changes.updates.append(ChangeSet.Update(objectID: object.objectID, expectedVersion: snapshot.version,
+                                                    changes: changed, relationships: relationshipChanges(of: object)))
+        }
+        changes.deletes = deleted.values.sorted(by: ObjectContext.storeOrder).compactMap { object in
+            object.snapshot.map { ChangeSet.Delete(objectID: object.objectID, expectedVersion: $0.version) }
+        }
+        return changes
     }
 
     /// A stable order of stored objects for saves and messages: by entity, then primary key.

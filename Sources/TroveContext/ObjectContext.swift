@@ -15,6 +15,8 @@ public final class ObjectContext {
     public let store: any PersistentStore
     /// The code that runs at deletes and saves of the entities it names.
     public let hooks: ObjectHooks
+    /// How a save resolves rows changed in the store since they were read (default `.error`).
+    public var mergePolicy: MergePolicy = .error
     /// The context's identity, as its events name it.
     public let identifier = ContextID.make()
     /// The context's saves, as they happen (also posted as ``didSaveNotification``).

@@ -59,12 +59,23 @@ public struct ConflictError: Error, Sendable, CustomStringConvertible {
         public let expectedVersion: Int64
         /// The version in the store now; `nil` when the row was deleted.
         public let storeVersion: Int64?
+        /// The attributes the saving context changed (filled in by the context).
+        public let changedKeys: [String]
+        /// The object's attribute values in the store now; `nil` when the row was deleted
+        /// (filled in by the context).
+        public let storeValues: [String: AttributeValue]?
+        /// The object's attribute values in the saving context (filled in by the context).
+        public let contextValues: [String: AttributeValue]
 
         /// Creates a conflict.
-        public init(objectID: ObjectID, expectedVersion: Int64, storeVersion: Int64?) {
+        public init(objectID: ObjectID, expectedVersion: Int64, storeVersion: Int64?, changedKeys: [String] = [],
+                    storeValues: [String: AttributeValue]? = nil, contextValues: [String: AttributeValue] = [:]) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
             self.storeVersion = storeVersion
+            self.changedKeys = changedKeys
+            self.storeValues = storeValues
+            self.contextValues = contextValues
         }
     }
 
@@ -78,8 +89,14 @@ public struct ConflictError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         let lines = conflicts.map { c in
-            c.storeVersion.map { "  - \(c.objectID): read at version \(c.expectedVersion), the store has version \($0)" }
+            var line = c.storeVersion.map { "  - \(c.objectID): read at version \(c.expectedVersion), the store has version \($0)" }
                 ?? "  - \(c.objectID): read at version \(c.expectedVersion), deleted from the store since"
+            for key in c.changedKeys {
+                let mine = c.contextValues[key].map(\.description) ?? "?"
+                let theirs = c.storeValues.map { $0[key].map(\.description) ?? "?" } ?? "deleted"
+                line += "\n      \(key): this context has \(mine), the store has \(theirs)"
+            }
+            return line
         }
         return "save conflict: \(conflicts.count) object\(conflicts.count == 1 ? "" : "s") changed in the store since they were read; refresh them and save again:\n"
             + lines.joined(separator: "\n")

@@ -1,0 +1,74 @@
+import TroveModel
+import TroveStore
+
+/// How a save resolves rows that changed in the store since the context read them
+/// (optimistic locking), as Core Data's merge policies do.
+public enum MergePolicy: Sendable, Hashable {
+    /// The save fails with a ``ConflictError`` listing each object, its changed keys, the
+    /// store's values and the context's (the default).
+    case error
+    /// Per property: where both changed a value, the store's wins; the context's other changes
+    /// are saved. A row deleted in the store stays deleted.
+    case storeWins
+    /// Per property: where both changed a value, the context's wins; the store's other
+    /// changes are kept.
+    case objectWins
+    /// The context's whole object is written over the store's.
+    case overwrite
+    /// The context's changes to conflicting objects are dropped for the store's state.
+    case rollback
+}
+
+extension ObjectContext {
+    /// The conflict with, for each object, the keys this context changed and both sides' values.
+    func detailed(_ conflict: ConflictError) throws -> ConflictError {
+        let rows = Dictionary(try store.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
+                              uniquingKeysWith: { a, _ in a })
+        return ConflictError(conflicts: conflict.conflicts.map { item in
+            guard let object = registry(for: item.objectID) else { return item }
+            let names = object.entity.attributes.map(\.name)
+            return ConflictError.Conflict(
+                objectID: item.objectID, expectedVersion: item.expectedVersion, storeVersion: item.storeVersion,
+                changedKeys: object.changedKeyNames.filter { names.contains($0) },
+                storeValues: rows[item.objectID].map { Dictionary(uniqueKeysWithValues: zip(names, $0.values)) },
+                contextValues: Dictionary(uniqueKeysWithValues: zip(names, object.values)))
+        })
+    }
+
+    /// Applies ``mergePolicy`` to each conflicting object, so that the next save can succeed.
+    func resolve(_ conflict: ConflictError) throws {
+        let rows = Dictionary(try store.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
+                              uniquingKeysWith: { a, _ in a })
+        for item in conflict.conflicts {
+            guard let object = registry(for: item.objectID), let read = object.snapshot else { continue }
+            guard let row = rows[item.objectID] else {
+                // Deleted in the store: the store's state is "gone".
+                guard mergePolicy == .storeWins || mergePolicy == .rollback else { throw try detailed(conflict) }
+                touched[object.objectID] = nil
+                deleted[object.objectID] = nil
+                object.isDeleted = false
+                forget(object)
+                continue
+            }
+            switch mergePolicy {
+            case .error:
+                throw try detailed(conflict)
+            case .rollback:
+                touched[object.objectID] = nil
+                if deleted.removeValue(forKey: object.objectID) != nil { object.isDeleted = false }
+                refresh(object, with: row, keepingChanges: false)
+            case .overwrite:
+                object.snapshot = row
+            case .storeWins, .objectWins:
+                for i in object.values.indices {
+                    let storeChanged = row.values[i] != read.values[i]
+                    let contextChanged = object.values[i] != read.values[i]
+                    if storeChanged && (!contextChanged || mergePolicy == .storeWins) {
+                        object.values[i] = row.values[i]
+                    }
+                }
+                object.snapshot = row
+            }
+        }
+    }
+}
