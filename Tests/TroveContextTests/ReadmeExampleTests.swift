@@ -85,3 +85,35 @@ import TroveTesting
         #expect(photo.isDeleted, "cascade: her photos go too")
     }
 }
+
+@Suite struct ReadmeConcurrencyExampleTests {
+    @MainActor @Test func theContextsAndThreadsExampleRuns() async throws {
+        let dir = try TemporaryDirectory()
+        let model = try SampleModels.photos()
+        let url = dir.file("photos.trove")
+        let setup = try Container(model: model, url: url).newBackgroundContext()
+        for i in 0..<3 {
+            let photo = try setup.insert("Photo")
+            try photo.setValue(.string("p\(i)"), forKey: "id")
+            try photo.setValue(.integer(Int64(i + 1)), forKey: "views")
+        }
+        try setup.save()
+
+        let container = try Container(model: model, url: url)
+        let photos = try container.viewContext.fetch("Photo", sortedBy: "-views")
+        let ids = photos.map(\.objectID)
+        try await container.performBackgroundTask { context in
+            for id in ids {
+                let photo = try context.object(with: id)
+                try photo.setValue(0, forKey: "views")
+            }
+            try context.save()
+        }
+        for _ in 0..<100 where try photos[0].value(forKey: "views") != 0 { await Task.yield() }
+        #expect(try photos.map { try $0.value(forKey: "views") } == [0, 0, 0])
+
+        let worker = BackgroundContext(container: container, mergingOtherSaves: true)
+        let count = try await worker.perform { context in try context.fetchCount("Photo") }
+        #expect(count == 3)
+    }
+}
