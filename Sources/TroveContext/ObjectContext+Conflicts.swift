@@ -22,7 +22,7 @@ public enum MergePolicy: Sendable, Hashable {
 extension ObjectContext {
     /// The conflict with, for each object, the keys this context changed and both sides' values.
     func detailed(_ conflict: ConflictError) throws -> ConflictError {
-        let rows = Dictionary(try store.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
+        let rows = Dictionary(try source.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
                               uniquingKeysWith: { a, _ in a })
         return ConflictError(conflicts: conflict.conflicts.map { item in
             guard let object = registry(for: item.objectID) else { return item }
@@ -37,7 +37,7 @@ extension ObjectContext {
 
     /// Applies ``mergePolicy`` to each conflicting object, so that the next save can succeed.
     func resolve(_ conflict: ConflictError) throws {
-        let rows = Dictionary(try store.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
+        let rows = Dictionary(try source.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },
                               uniquingKeysWith: { a, _ in a })
         for item in conflict.conflicts {
             guard let object = registry(for: item.objectID), let read = object.snapshot else { continue }

@@ -23,9 +23,9 @@ extension ObjectContext {
             let loaded = try loadObjects(for: merged)
             objects = merged.compactMap { loaded[$0] }
         } else if lazily {
-            return try FetchedResults(context: self, ids: .stored(store.fetchObjectIDs(query)), request: request, entity: query.entity)
+            return try FetchedResults(context: self, ids: source.fetchObjectIDs(query, request), request: request, entity: query.entity)
         } else {
-            objects = try store.fetch(query).map { try materialize($0) }
+            objects = try source.fetch(query, request).map { try materialize($0) }
         }
         let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, of: objects)
         return FetchedResults(objects: objects, keepingAlive: prefetched)
@@ -34,14 +34,14 @@ extension ObjectContext {
     /// The IDs of the objects a request selects, without reading their values.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
         let query = try StoreQuery(request, model: model)
-        return try pendingAwareIDs(query, request) ?? Array(store.fetchObjectIDs(query))
+        return try pendingAwareIDs(query, request) ?? source.fetchObjectIDs(query, request).all
     }
 
     /// The number of objects a request selects, counted by the store without loading objects
     /// (unless the context has unsaved changes of that entity to apply).
     public func count(for request: FetchRequest) throws -> Int {
         let query = try StoreQuery(request, model: model)
-        return try pendingAwareIDs(query, request)?.count ?? store.count(query)
+        return try pendingAwareIDs(query, request)?.count ?? source.count(query, request)
     }
 
     // MARK: Unsaved changes
@@ -60,7 +60,7 @@ extension ObjectContext {
         let changedIDs = Set(changed.map(\.objectID))
         var candidates: [ManagedObject] = []
         var untouched: [ObjectID] = []
-        for id in try store.fetchObjectIDs(query.unbounded) where !changedIDs.contains(id) {
+        for id in try source.fetchObjectIDs(query.unbounded, request.unbounded).all where !changedIDs.contains(id) {
             untouched.append(id)
         }
         func matches(_ object: ManagedObject) -> Bool {
@@ -122,7 +122,7 @@ extension ObjectContext {
             }
         }
         guard !missing.isEmpty else { return objects }
-        for snapshot in try store.rows(for: missing) {
+        for snapshot in try source.rows(for: missing) {
             objects[snapshot.objectID] = try materialize(snapshot)
         }
         return objects

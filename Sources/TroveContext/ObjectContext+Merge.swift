@@ -26,7 +26,7 @@ extension ObjectContext {
         }
         let registered = changes.updated.compactMap { registry(for: $0) }.filter { !$0.isFault }
         guard !registered.isEmpty else { return }
-        let rows = Dictionary(try store.rows(for: registered.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        let rows = Dictionary(try source.rows(for: registered.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         for object in registered {
             guard let row = rows[object.objectID] else { continue }
             refresh(object, with: row, keepingChanges: true)
@@ -39,7 +39,7 @@ extension ObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         try checkOwnership(object)
         guard !object.isInserted else { return }
-        guard let row = try store.row(for: object.objectID) else {
+        guard let row = try source.row(for: object.objectID) else {
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
         }
         if !mergeChanges {
@@ -52,7 +52,7 @@ extension ObjectContext {
     /// Reads every registered object's row again, keeping unsaved changes on top.
     public func refreshAllObjects() throws {
         let objects = liveObjects.filter { !$0.isInserted && !$0.isFault }
-        let rows = Dictionary(try store.rows(for: objects.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
+        let rows = Dictionary(try source.rows(for: objects.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         for object in objects {
             if let row = rows[object.objectID] { refresh(object, with: row, keepingChanges: true) }
         }

@@ -28,7 +28,7 @@ extension ObjectContext {
         for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
             guard let index = group[0].entity.relationshipIndex(named: name) else { continue }
             let isToMany = group[0].entity.relationships[index].isToMany
-            let related = try store.fetchRelated(name, of: group.map(\.objectID))
+            let related = try source.fetchRelated(name, of: group.map(\.objectID))
             for object in group {
                 var ids: [ObjectID] = []
                 for snapshot in related[object.objectID] ?? [] where deleted[snapshot.objectID] == nil {

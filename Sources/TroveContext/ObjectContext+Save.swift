@@ -21,7 +21,7 @@ extension ObjectContext {
         // is another context racing this one, reported as an error.
         for attempt in 0..<3 {
             do {
-                result = try store.save(pendingChangeSet())
+                result = try source.save(pendingChangeSet())
                 break
             } catch let conflict as ConflictError {
                 guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }

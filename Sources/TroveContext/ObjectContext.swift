@@ -26,6 +26,10 @@ public final class ObjectContext {
     public let objectsDidChange = ContextEvents()
     /// Called after each save of this context (the container's streams and merging).
     let onSave: (@Sendable (ContextEvent) -> Void)?
+    /// Where the context reads rows and saves: its store, or its parent context.
+    let source: any RowSource
+    /// The context a child context reads through and saves into; `nil` for a context on the store.
+    public let parent: ObjectContext?
     /// Changes made since the last ``processPendingChanges()``.
     var pendingChanges = ObjectChanges()
 
@@ -53,6 +57,25 @@ public final class ObjectContext {
         self.store = store
         self.hooks = hooks
         self.onSave = onSave
+        self.source = StoreSource(store)
+        self.parent = nil
+    }
+
+    private init(parent: ObjectContext) {
+        self.model = parent.model
+        self.store = parent.store
+        self.hooks = parent.hooks
+        self.onSave = nil
+        self.source = ParentSource(parent)
+        self.parent = parent
+    }
+
+    /// A child of this context: it sees this context's unsaved changes, and its ``save()``
+    /// pushes its changes into this context, not the store (save this context to write them).
+    /// Dropping a child, or rolling it back, discards its changes: a cancelable edit. Use it in
+    /// this context's isolation domain.
+    public func newChildContext() -> ObjectContext {
+        ObjectContext(parent: self)
     }
 
     // MARK: Inserting and deleting
@@ -128,7 +151,7 @@ public final class ObjectContext {
     public func object(with id: ObjectID) throws -> ManagedObject {
         if let object = registeredObject(for: id) { return object }
         if let cached = try cachedObject(for: id) { return cached }
-        guard !id.isTemporary, let snapshot = try store.row(for: id) else {
+        guard let snapshot = try source.row(for: id) else {
             throw ObjectError(.objectNotFound, "no object \(id) in this context or its store; it may have been deleted")
         }
         return try materialize(snapshot)
@@ -228,7 +251,7 @@ public final class ObjectContext {
 
     /// Fills a fault with its row.
     func fulfill(_ object: ManagedObject) throws {
-        guard let snapshot = try rowCache.removeValue(forKey: object.objectID) ?? store.row(for: object.objectID) else {
+        guard let snapshot = try rowCache.removeValue(forKey: object.objectID) ?? source.row(for: object.objectID) else {
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
         }
         _ = try materialize(snapshot)
