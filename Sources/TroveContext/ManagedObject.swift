@@ -93,6 +93,7 @@ public final class ManagedObject {
         }
         try fireFault()
         guard values[index] != checked else { return false }
+        context.undoManager?.record(.value(self, index: index, before: values[index], after: checked))
         values[index] = checked
         context.objectDidChange(self, key: key)
         return true

@@ -134,6 +134,7 @@ extension ObjectContext {
         if object.committedRelationships[index] == nil {
             object.committedRelationships[index] = object.relationships[index]
         }
+        undoManager?.record(.relationship(object, index: index, before: object.relationships[index], after: state))
         object.relationships[index] = state
         objectDidChange(object, key: object.entity.relationships[index].name)
     }

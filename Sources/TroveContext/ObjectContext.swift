@@ -15,6 +15,10 @@ public final class ObjectContext {
     public let store: any PersistentStore
     /// The code that runs at deletes and saves of the entities it names.
     public let hooks: ObjectHooks
+    /// Records changes for undo and redo; `nil` (the default) records nothing.
+    public var undoManager: ContextUndoManager? {
+        didSet { undoManager?.context = self }
+    }
     /// How a save resolves rows changed in the store since they were read (default `.error`).
     public var mergePolicy: MergePolicy = .error
     /// The context's identity, as its events name it.
@@ -100,6 +104,7 @@ public final class ObjectContext {
         inserted[id] = object
         insertionOrder.append(id)
         pendingChanges.inserted.insert(id)
+        undoManager?.record(.insert(object))
         return object
     }
 
@@ -117,6 +122,7 @@ public final class ObjectContext {
         for hook in hooks.deletionHooks(for: object.entity, in: model) {
             try hook(object)
         }
+        undoManager?.record(.delete(object, wasInserted: object.isInserted))
         object.isDeleted = true
         deleted[object.objectID] = object
         if pendingChanges.inserted.remove(object.objectID) == nil { pendingChanges.deleted.insert(object.objectID) }
@@ -199,6 +205,7 @@ public final class ObjectContext {
     /// one ``objectsDidChangeNotification`` (a save calls it first). The view context calls
     /// it by itself once per main-actor turn in which it changed.
     public func processPendingChanges() {
+        undoManager?.closeRun()
         guard !pendingChanges.isEmpty else { return }
         let event = ContextEvent(context: identifier, changes: pendingChanges)
         pendingChanges = ObjectChanges()
@@ -209,6 +216,10 @@ public final class ObjectContext {
     /// Every object the context has in memory.
     var liveObjects: [ManagedObject] {
         registry.values.compactMap(\.object)
+    }
+
+    func appendInsertionOrder(_ id: ObjectID) {
+        insertionOrder.append(id)
     }
 
     /// Inserted objects in insertion order.
@@ -311,6 +322,7 @@ public final class ObjectContext {
     }
 
     func clearChanges() {
+        undoManager?.removeAll()
         pendingChanges = ObjectChanges()
         inserted = [:]
         insertionOrder = []
