@@ -35,6 +35,50 @@ extension ObjectContext {
         })
     }
 
+    /// Resolves uniqueness conflicts (another context stored an object with the same unique key
+    /// as an object inserted here) by ``mergePolicy``: the inserted object is folded into the
+    /// stored one, which takes its links (and, under `objectWins` or `overwrite`, its values).
+    /// - Returns: whether any insert was folded (if none was, the violation is something else).
+    func foldDuplicateInserts() throws -> Bool {
+        var folded = false
+        for object in orderedInsertedObjects {
+            for constraint in object.entity.uniqueBy {
+                let values = try constraint.map { try object.value(forKey: $0) }
+                guard !values.contains(where: \.isNull) else { continue }
+                var request = FetchRequest(entityName: object.entity.name)
+                request.predicate = try Predicate(format: constraint.map { _ in "%K == %@" }.joined(separator: " AND "),
+                                                  arguments: zip(constraint, values).flatMap { [$0, $1] as [any PredicateArgument] })
+                request.includesPendingChanges = false
+                guard let id = try source.fetchObjectIDs(StoreQuery(request, model: model), request).all.first else { continue }
+                try fold(object, into: try self.object(with: id))
+                folded = true
+                break
+            }
+        }
+        return folded
+    }
+
+    /// Moves an unsaved insert's values (by policy) and links onto `stored`, then drops it.
+    private func fold(_ object: ManagedObject, into stored: ManagedObject) throws {
+        if mergePolicy == .objectWins || mergePolicy == .overwrite {
+            for (attribute, value) in zip(object.entity.attributes, object.values) where stored.entity.attribute(named: attribute.name) != nil {
+                try stored.setValue(value, forKey: attribute.name)
+            }
+        }
+        for (index, relationship) in object.entity.relationships.enumerated() {
+            for id in try relatedIDs(of: object, at: index) {
+                let target = try self.object(with: id)
+                try unlink(object, index, from: target)
+                if let storedIndex = stored.entity.relationshipIndex(named: relationship.name) {
+                    try link(stored, storedIndex, to: target)
+                }
+            }
+        }
+        inserted[object.objectID] = nil
+        object.isInserted = false
+        forget(object)
+    }
+
     /// Applies ``mergePolicy`` to each conflicting object, so that the next save can succeed.
     func resolve(_ conflict: ConflictError) throws {
         let rows = Dictionary(try source.rows(for: conflict.conflicts.map(\.objectID)).map { ($0.objectID, $0) },

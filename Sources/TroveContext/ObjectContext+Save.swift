@@ -26,6 +26,8 @@ extension ObjectContext {
             } catch let conflict as ConflictError {
                 guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
                 try resolve(conflict)
+            } catch let error as StoreError where error.code == .constraintViolation {
+                guard mergePolicy != .error, attempt < 2, try foldDuplicateInserts() else { throw error }
             }
         }
         guard let result else { return }

@@ -110,3 +110,54 @@ import TroveTesting
         #expect(error.conflicts.first?.storeVersion == nil)
     }
 }
+
+/// Two contexts insert an object with the same unique key; the second save meets the first.
+@Suite struct UniquenessConflictTests {
+    func race(_ policy: MergePolicy) throws -> (Container, ObjectContext, TemporaryDirectory) {
+        let dir = try TemporaryDirectory()
+        let container = try Container(model: SampleModels.photos(), url: dir.file("u.trove"))
+        let first = container.newBackgroundContext()
+        let stored = try first.insert("Photographer")
+        try stored.setValue("ann", forKey: "id")
+        try stored.setValue("Ann (stored)", forKey: "name")
+        let second = container.newBackgroundContext()
+        second.mergePolicy = policy
+        let mine = try second.insert("Photographer")
+        try mine.setValue("ann", forKey: "id")
+        try mine.setValue("Ann (mine)", forKey: "name")
+        let photo = try second.insert("Photo")
+        try photo.setValue("p1", forKey: "id")
+        try photo.setRelatedObject(mine, forKey: "whoTook")
+        try first.save()
+        return (container, second, dir)
+    }
+
+    @Test func errorReportsTheViolation() throws {
+        let (container, context, dir) = try race(.error)
+        defer { withExtendedLifetime(dir) {} }
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .constraintViolation)
+        #expect(try container.store.count(of: "Photographer") == 1 && container.store.count(of: "Photo") == 0)
+    }
+
+    @Test func storeWinsFoldsTheInsertIntoTheStoredObject() throws {
+        let (container, context, dir) = try race(.storeWins)
+        defer { withExtendedLifetime(dir) {} }
+        try context.save()
+        let check = container.newBackgroundContext()
+        #expect(try check.fetchCount("Photographer") == 1)
+        let ann = try #require(try check.fetchFirst("Photographer"))
+        #expect(try ann.value(forKey: "name") == "Ann (stored)")
+        #expect(try ann.relatedObjects(forKey: "photos").map { try $0.value(forKey: "id") } == ["p1"], "the links move over")
+    }
+
+    @Test func objectWinsTakesTheInsertsValues() throws {
+        let (container, context, dir) = try race(.objectWins)
+        defer { withExtendedLifetime(dir) {} }
+        try context.save()
+        let check = container.newBackgroundContext()
+        let ann = try #require(try check.fetchFirst("Photographer"))
+        #expect(try ann.value(forKey: "name") == "Ann (mine)")
+        #expect(try ann.relatedObjects(forKey: "photos").count == 1)
+    }
+}
