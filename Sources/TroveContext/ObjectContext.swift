@@ -49,7 +49,11 @@ public final class ObjectContext {
     var deleted: [ObjectID: ManagedObject] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
-    private var rowCache: [ObjectID: RowSnapshot] = [:]
+    private var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
+    /// How old a row read ahead (prefetched, or loaded with a relationship) may be when its
+    /// object is first asked for; an older one is read again. `nil` (the default) uses it
+    /// whatever its age, as Core Data's default does.
+    public var stalenessInterval: Duration?
 
     /// Creates a context on a store, with the hooks its objects' entities have.
     public convenience init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
@@ -253,7 +257,7 @@ public final class ObjectContext {
     /// The registered object for `id` (of `entity`), or a new registered fault: no I/O.
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry[id]?.object { return object }
-        if let snapshot = rowCache.removeValue(forKey: id), let object = try? materialize(snapshot) { return object }
+        if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
         let fault = ManagedObject(entity: entity, objectID: id, values: [], snapshot: nil, context: self)
         fault.relationships = entity.relationships.map { _ in .fault }
         register(fault)
@@ -262,7 +266,7 @@ public final class ObjectContext {
 
     /// Fills a fault with its row.
     func fulfill(_ object: ManagedObject) throws {
-        guard let snapshot = try rowCache.removeValue(forKey: object.objectID) ?? source.row(for: object.objectID) else {
+        guard let snapshot = try freshCachedRow(for: object.objectID) ?? source.row(for: object.objectID) else {
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
         }
         _ = try materialize(snapshot)
@@ -274,14 +278,22 @@ public final class ObjectContext {
         if registry[snapshot.objectID]?.object != nil {
             _ = try materialize(snapshot)
         } else {
-            rowCache[snapshot.objectID] = snapshot
+            rowCache[snapshot.objectID] = (snapshot, .now)
         }
     }
 
     /// The object made from a cached row, which leaves the cache; `nil` when none is cached.
     func cachedObject(for id: ObjectID) throws -> ManagedObject? {
-        guard let snapshot = rowCache.removeValue(forKey: id) else { return nil }
+        guard let snapshot = freshCachedRow(for: id) else { return nil }
         return try materialize(snapshot)
+    }
+
+    /// The cached row of `id`, which leaves the cache; `nil` when there is none or it is
+    /// older than ``stalenessInterval``.
+    private func freshCachedRow(for id: ObjectID) -> RowSnapshot? {
+        guard let entry = rowCache.removeValue(forKey: id) else { return nil }
+        if let limit = stalenessInterval, entry.read.duration(to: .now) > limit { return nil }
+        return entry.row
     }
 
     /// Forgets cached rows of these objects (their store rows just changed).

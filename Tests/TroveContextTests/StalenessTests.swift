@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+import Trove
+import TroveTesting
+
+@Suite struct StalenessTests {
+    @Test func rowsReadAheadAreReadAgainWhenStale() async throws {
+        let dir = try TemporaryDirectory()
+        let container = try Container(model: SampleModels.photos(), url: dir.file("s.trove"))
+        let setup = container.newBackgroundContext()
+        let ann = try setup.insert("Photographer")
+        try ann.setValue("ann", forKey: "id")
+        let photo = try setup.insert("Photo")
+        try photo.setValue("p1", forKey: "id")
+        try photo.setValue("old", forKey: "title")
+        try photo.setRelatedObject(ann, forKey: "whoTook")
+        try setup.save()
+
+        for (round, interval) in [nil, Duration.milliseconds(1)].enumerated() {
+            let context = container.newBackgroundContext()
+            context.stalenessInterval = interval
+            let owner = try #require(try context.fetchFirst("Photographer"))
+            let ids = try owner.objectIDs(forRelationshipNamed: "photos")   // the photo's row waits in the cache
+            let before = try #require(try container.newBackgroundContext().object(with: ids[0]).value(forKey: "title", as: String.self))
+            let other = container.newBackgroundContext()
+            try other.object(with: ids[0]).setValue(.string("changed \(round)"), forKey: "title")
+            try other.save()
+            try await Task.sleep(for: .milliseconds(5))
+            let seen = try context.object(with: ids[0]).value(forKey: "title", as: String.self)
+            #expect(seen == (interval == nil ? before : "changed \(round)"), "round \(round)")
+        }
+    }
+}
