@@ -19,6 +19,8 @@ let package = Package(
                 .product(name: "Trove", package: "Trove"),
                 // SQLite's C API, for the baselines (the same SQLite library Trove links).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // GRDB's records, for the import scenario's GRDB baseline.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/TroveBenchmarks",
             swiftSettings: [

@@ -49,6 +49,8 @@ struct ScenarioResult: Codable {
     var measurements: [Measurement]
     /// Lines to print under the table: the SQL Trove generated, query plans, how data was made.
     var notes: [String]
+    /// When the scenario ran (ISO 8601); a report may keep results of earlier runs.
+    var date: String?
 }
 
 /// `results/latest.json`: every scenario of one `Benchmarks/run`.
@@ -121,7 +123,7 @@ enum Printer {
             return index == 0 ? row + "\n" + String(repeating: "-", count: row.count) : row
         }
         var text = "== \(result.scenario) (median of \(result.repetitions) after \(result.warmups) warm-up; "
-            + "peak RSS \(result.peakRSSIsPerSide ? "per side" : "of the whole process"))\n"
+            + "peak RSS \(result.peakRSSIsPerSide ? "per side" : "of the whole process")\(result.date.map { "; run \($0)" } ?? ""))\n"
         text += rendered.joined(separator: "\n")
         for note in result.notes { text += "\n  " + note.replacingOccurrences(of: "\n", with: "\n    ") }
         return text

@@ -11,7 +11,7 @@ import GRDBSQLite
 let usage = """
     usage: trove-bench SCENARIO [--rows N] [--repetitions N] [--warmups N] [--scratch DIR] [--output FILE]
                        [--only VARIANT-TEXT]
-           trove-bench summarize RESULT.json... [--output FILE]
+           trove-bench summarize RESULT.json... [--keep EARLIER-REPORT.json] [--output FILE]
 
     scenarios:
     \(Scenarios.all.map { "  \($0.name.padding(toLength: 8, withPad: " ", startingAt: 0)) \($0.summary) (default --rows \($0.defaultRows))" }.joined(separator: "\n"))
@@ -66,12 +66,21 @@ func write<T: Encodable>(_ value: T, to path: String) throws {
 do {
     if command == "summarize" {
         let decoder = JSONDecoder()
-        let results = try files.map { try decoder.decode(ScenarioResult.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
+        var results = try files.map { try decoder.decode(ScenarioResult.self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
+        // --keep REPORT: the scenarios this run did not measure keep their earlier results.
+        if let keep = options["keep"], let data = FileManager.default.contents(atPath: keep),
+           let earlier = try? decoder.decode(Report.self, from: data) {
+            let measured = Set(results.map(\.scenario))
+            results = earlier.results.filter { !measured.contains($0.scenario) } + results
+        }
         let report = Report(results: results, sqliteVersion: String(cString: sqlite3_libversion()))
         print("Trove benchmarks — \(report.date), \(report.machine.processors) cores, SQLite \(report.machine.sqliteVersion)\n")
         for result in results { print(Printer.table(result) + "\n") }
         print(Printer.growth(report))
         if let output = options["output"] { try write(report, to: output) }
+    } else if command == ImportScenario.runCommand {
+        // One import of the import scenario, in a process of its own (see ImportScenario).
+        try ImportScenario.runChild(options)
     } else if let scenario = Scenarios.named(command) {
         let settings = Settings(
             rows: integer("rows", default: scenario.defaultRows),
@@ -79,7 +88,8 @@ do {
             warmups: integer("warmups", default: 1),
             scratch: URL(fileURLWithPath: options["scratch"] ?? ".build-bench/scratch"),
             only: options["only"])
-        let result = try scenario.run(settings)
+        var result = try scenario.run(settings)
+        result.date = Date().formatted(.iso8601)
         print(Printer.table(result) + "\n")
         if let output = options["output"] { try write(result, to: output) }
     } else {
