@@ -23,7 +23,7 @@ enum ImportJob {
         var report: ImportReport?
         let seconds = try Measure.seconds {
             let container = try Container(model: ImportPayload.model, url: store)
-            let importer = Importer(context: container.newContext(),
+            let importer = Importer(context: container.newBackgroundContext(),
                                     options: ImportOptions(batchSize: recordsPerTransaction))
             report = try importer.importJSON(data, into: "Photo")
         }
