@@ -77,8 +77,19 @@ public final class ManagedObject {
     ///   the attribute's range), `.objectDeleted`, or `.notInContext`.
     @discardableResult
     public func setValue(_ value: AttributeValue, forKey key: String) throws -> Bool {
-        let index = try position(of: key)
+        try setValue(value, forAttributeAt: try position(of: key))
+    }
+
+    /// Sets the attribute at `index` (its position in ``Entity/attributes``): the same as
+    /// ``setValue(_:forKey:)`` without looking the name up, for generated code and importers.
+    /// - Throws: ``ObjectError`` `.unknownKey` for an index out of range, and as ``setValue(_:forKey:)``.
+    @discardableResult
+    public func setValue(_ value: AttributeValue, forAttributeAt index: Int) throws -> Bool {
+        guard entity.attributes.indices.contains(index) else {
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(entity.attributes.count)")
+        }
         let attribute = entity.attributes[index]
+        let key = attribute.name
         let checked: AttributeValue
         switch attribute.checked(value) {
         case .success(let v): checked = v

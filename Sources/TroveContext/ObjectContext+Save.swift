@@ -13,7 +13,9 @@ extension ObjectContext {
     public func save() throws {
         processPendingChanges()
         guard hasChanges else { return }
-        let failures = try validate()
+        // The updated objects in the store's order, once for the whole save.
+        var updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
+        let failures = try validate(updated: updatedObjects)
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
         var result: SaveResult?
@@ -21,18 +23,19 @@ extension ObjectContext {
         // is another context racing this one, reported as an error.
         for attempt in 0..<3 {
             do {
-                result = try source.save(pendingChangeSet())
+                result = try source.save(pendingChangeSet(updated: updatedObjects))
                 break
             } catch let conflict as ConflictError {
                 guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
                 try resolve(conflict)
+                updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
             } catch let error as StoreError where error.code == .constraintViolation {
                 guard mergePolicy != .error, attempt < 2, try foldDuplicateInserts() else { throw error }
+                updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
             }
         }
         guard let result else { return }
         let insertedObjects = orderedInsertedObjects
-        let updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
         let deletedObjects = Array(deleted.values)
         let changedKeyNames = Dictionary(uniqueKeysWithValues: updatedObjects.map { ($0.objectID, $0.changedKeyNames) })
         uncache(updatedObjects.map(\.objectID) + deletedObjects.map(\.objectID))
@@ -77,12 +80,12 @@ extension ObjectContext {
     }
 
     /// What a save writes now: inserts, updates of changed objects, deletes.
-    private func pendingChangeSet() -> ChangeSet {
+    private func pendingChangeSet(updated: [ManagedObject]) -> ChangeSet {
         var changes = ChangeSet()
         changes.inserts = orderedInsertedObjects.map {
             ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
         }
-        for object in touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder) {
+        for object in updated where object.isUpdated {
             guard let snapshot = object.snapshot else { continue }
             var changed: [Int: AttributeValue] = [:]
             for i in object.values.indices where object.values[i] != snapshot.values[i] {
@@ -99,7 +102,9 @@ extension ObjectContext {
 
     /// A stable order of stored objects for saves and messages: by entity, then primary key.
     static func storeOrder(_ a: ManagedObject, _ b: ManagedObject) -> Bool {
-        (a.objectID.rootEntityName, a.objectID.primaryKey ?? 0) < (b.objectID.rootEntityName, b.objectID.primaryKey ?? 0)
+        let (x, y) = (a.objectID.primaryKey ?? 0, b.objectID.primaryKey ?? 0)
+        guard x == y else { return x < y }
+        return a.objectID.rootEntityName < b.objectID.rootEntityName
     }
 
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted

@@ -4,12 +4,21 @@ import TroveModel
 extension ObjectContext {
     /// Every rule broken by an inserted or updated object, and every `deny` delete rule that
     /// a deleted object's relationships still trip.
-    func validate() throws -> [ValidationError.Failure] {
-        let objects = orderedInsertedObjects + touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
+    func validate(updated: [ManagedObject]) throws -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
-        for object in objects {
-            for (attribute, value) in zip(object.entity.attributes, object.values) {
-                failures += ObjectContext.check(value, of: attribute, in: object.objectID)
+        var plans: [String: [Int]] = [:]
+        for object in orderedInsertedObjects + updated {
+            // Only attributes with a rule are looked at: required, min, max or regex.
+            let checked = plans[object.entity.name] ?? {
+                let indices = object.entity.attributes.indices.filter { i in
+                    let a = object.entity.attributes[i]
+                    return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
+                }
+                plans[object.entity.name] = indices
+                return indices
+            }()
+            for index in checked {
+                failures += ObjectContext.check(object.values[index], of: object.entity.attributes[index], in: object.objectID)
             }
             let indices = object.isInserted ? Array(object.entity.relationships.indices) : object.changedRelationshipIndices
             for index in indices {

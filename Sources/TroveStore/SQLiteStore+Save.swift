@@ -141,6 +141,7 @@ private struct SaveWriter {
 
     /// Whether any of `changes` is kept in a join table owned by this side.
     private func keepsJoinRows(_ changes: [RelationshipChange], of entity: Entity) throws -> Bool {
+        guard !changes.isEmpty else { return false }
         for case .toMany(let index, _, _, _) in changes {
             if case .joinTable(_, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) { return true }
         }
@@ -149,6 +150,7 @@ private struct SaveWriter {
 
     /// Writes the join-table rows of the relationships this side keeps.
     private func writeJoinRows(_ changes: [RelationshipChange], of id: ObjectID) throws {
+        guard changes.contains(where: { if case .toMany = $0 { true } else { false } }) else { return }
         let entity = try store.schema.layout(of: id.entityName).entity
         for case .toMany(let index, let added, let removed, let order) in changes {
             guard case .joinTable(let table, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }

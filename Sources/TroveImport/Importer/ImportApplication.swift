@@ -105,7 +105,7 @@ struct ImportApplication {
 
         var changes = false
         for (index, value) in node.values {
-            changes = try object.setValue(value, forKey: entity.attributes[index].name) || changes
+            changes = try object.setValue(value, forAttributeAt: index) || changes
         }
         for (index, target) in node.toOne {
             let related = try target.map { try self.object(for: $0, linkedFrom: (object, index), record: record) }
