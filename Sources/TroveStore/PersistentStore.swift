@@ -39,6 +39,15 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// The store's free key/value metadata (keys of Trove's own start with `trove.`).
     func metadata() throws -> [String: String]
+
+    /// A token for the store's state now, to ask later whether anything was committed since
+    /// (``hasChanged(since:)``); cheap, it reads no row.
+    ///
+    /// It detects every commit to the store: other processes', other connections' of this
+    /// process, and this store's own saves (which ``SaveResult/changeTokenBefore`` and
+    /// ``SaveResult/changeTokenAfter`` tell apart). A context keeps the token of its last look
+    /// and, when the store has changed since, refreshes the objects it holds.
+    func changeToken() throws -> StoreChangeToken
 }
 
 /// A row as read from a store: its identity, version, attribute values, and the to-one
@@ -170,15 +179,35 @@ public struct SaveResult: Sendable, Hashable {
     public let permanentIDs: [ObjectID: ObjectID]
     /// The version of each inserted or updated row after the save, by permanent ID.
     public let versions: [ObjectID: Int64]
+    /// The store's ``StoreChangeToken`` just before the save's transaction began; `nil` when
+    /// nothing was written or the token could not be read.
+    ///
+    /// Both tokens are taken while no other writer can commit, so only this save lies between
+    /// them: a context whose last token equals `changeTokenBefore` missed no one else's commit
+    /// and may take ``changeTokenAfter`` as its own; otherwise someone committed in between and
+    /// it should refresh.
+    public let changeTokenBefore: StoreChangeToken?
+    /// The store's ``StoreChangeToken`` just after the save committed; `nil` when nothing was
+    /// written or the token could not be read.
+    public let changeTokenAfter: StoreChangeToken?
 
     /// Creates a save result.
-    public init(permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64]) {
+    public init(permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64],
+                changeTokenBefore: StoreChangeToken? = nil, changeTokenAfter: StoreChangeToken? = nil) {
         self.permanentIDs = permanentIDs
         self.versions = versions
+        self.changeTokenBefore = changeTokenBefore
+        self.changeTokenAfter = changeTokenAfter
     }
 }
 
 extension PersistentStore {
+    /// Whether anything was committed to the store since `token` was taken (a token of another
+    /// store counts as changed). Reads no row.
+    public func hasChanged(since token: StoreChangeToken) throws -> Bool {
+        try changeToken() != token
+    }
+
     /// The number of stored objects of an entity (with its sub-entities unless told otherwise).
     public func count(of entityName: String, includesSubentities: Bool = true) throws -> Int {
         try count(StoreQuery(FetchRequest(entityName: entityName, includesSubentities: includesSubentities), model: model))

@@ -5,14 +5,18 @@ extension SQLiteStore {
     public func save(_ changes: ChangeSet) throws -> SaveResult {
         if changes.isEmpty { return SaveResult(permanentIDs: [:], versions: [:]) }
         return try SQLiteStore.mapErrors("saving") {
-            try writer.writeWithoutTransaction { db in
+            try writeLocked("saving") { db in
+                // Under the write lock no other writer can commit between the two tokens.
+                let before = changeTokenIfReadable()
                 var result = SaveResult(permanentIDs: [:], versions: [:])
                 try db.inTransaction(.immediate) {
                     var writer = SaveWriter(store: self, db: db)
                     result = try writer.write(changes)
                     return .commit
                 }
-                return result
+                commitCount.add(1, ordering: .releasing)
+                return SaveResult(permanentIDs: result.permanentIDs, versions: result.versions,
+                                  changeTokenBefore: before, changeTokenAfter: changeTokenIfReadable())
             }
         }
     }

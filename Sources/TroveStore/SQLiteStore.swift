@@ -1,6 +1,7 @@
 public import Foundation
 import GRDB
 import Logging
+import Synchronization
 public import TroveModel
 
 /// A store in one SQLite file (or in memory), through GRDB: WAL, one writer, many readers.
@@ -10,6 +11,14 @@ public import TroveModel
 ///
 /// Opening a store checks it was created with the same model (by ``Model/versionHash``) and
 /// fails with ``StoreError/Code/modelMismatch`` naming the differences otherwise.
+///
+/// Several processes (and several stores in one process) may open one file. Their writes are
+/// serialized by a write lock on the file `STORE-lock` beside it: every write transaction and
+/// every WAL checkpoint runs holding it, because the SQLite linked here (3.40.1) can corrupt a
+/// database when two connections write or checkpoint at the same instant (the WAL-reset bug,
+/// fixed in 3.51.3). A write that cannot get the lock within ``Options/busyTimeout`` fails with
+/// ``StoreError/Code/busy``. Reads never wait for it. ``changeToken()`` tells whether anyone
+/// committed since a point.
 public final class SQLiteStore: PersistentStore {
     /// How hard a save works to survive a power loss.
     public enum Durability: String, Sendable, Hashable {
@@ -24,8 +33,14 @@ public final class SQLiteStore: PersistentStore {
     public struct Options: Sendable {
         /// How hard a save works to survive a power loss (default ``Durability/full``).
         public var durability: Durability
-        /// How long a write waits for another connection's write lock before failing (default 5 s).
+        /// How long a write waits for another process's write to finish before failing with
+        /// ``StoreError/Code/busy`` (default 5 s).
         public var busyTimeout: TimeInterval
+        /// How many pages the write-ahead log may hold before a save copies them into the store
+        /// file (SQLite's `wal_autocheckpoint`; default 1000 pages, about 4 MB). The copy runs
+        /// inside the save's commit, so under the write lock. 0 turns it off: then call
+        /// ``SQLiteStore/checkpoint()`` yourself, or the log grows without bound.
+        public var autoCheckpointPages: Int
         /// Called with the SQL of every statement the store runs (parameters as `?`, values
         /// never included), on the connection's thread: for tests that count queries, and
         /// for debugging. `nil` (the default) costs nothing.
@@ -33,9 +48,11 @@ public final class SQLiteStore: PersistentStore {
 
         /// Creates options.
         public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
+                    autoCheckpointPages: Int = 1000,
                     statementObserver: (@Sendable (String) -> Void)? = nil) {
             self.durability = durability
             self.busyTimeout = busyTimeout
+            self.autoCheckpointPages = autoCheckpointPages
             self.statementObserver = statementObserver
         }
     }
@@ -48,17 +65,27 @@ public final class SQLiteStore: PersistentStore {
     /// The store file, or `nil` for an in-memory store.
     public let url: URL?
     let writer: any DatabaseWriter
+    /// The cross-process write lock of a file store; `nil` in memory, where no one else writes.
+    let writeLock: WriteLock?
+    /// Answers ``changeToken()`` for a file store; `nil` in memory.
+    let observer: DataVersionObserver?
+    /// The commits of this store: the change counter of an in-memory store.
+    let commitCount = Atomic<Int64>(0)
+    /// Tells this store's tokens from any other's.
+    let storeID = StoreChangeToken.nextStoreID()
+    let options: Options
     let schema: StoreSchema
     let readPlans: [String: ReadPlan]
     let insertPlans: [String: InsertPlan]
-    private static let logger = Logger(label: "trove.store")
+    static let logger = Logger(label: "trove.store")
 
     /// Opens the store at `url`, creating it (with its tables) when there is no file yet.
     /// - Throws: ``StoreError`` when the file is not a Trove store, was made by a newer Trove,
     ///   or was created with another model.
     public convenience init(url: URL, model: Model, options: Options = Options()) throws {
-        let writer = try SQLiteStore.openPool(at: url, options: options)
-        try self.init(writer: writer, url: url, model: model)
+        let lock = try WriteLock(storePath: url.path)
+        let writer = try SQLiteStore.openPool(at: url, options: options, lock: lock)
+        try self.init(writer: writer, url: url, model: model, options: options, lock: lock)
     }
 
     /// Opens the existing store at `url` with the model it was created with, as kept in its
@@ -69,7 +96,8 @@ public final class SQLiteStore: PersistentStore {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.notFound, "no store at \(url.path); create one with `trove init \(url.path) --model MODEL.json`")
         }
-        let writer = try SQLiteStore.openPool(at: url, options: options)
+        let lock = try WriteLock(storePath: url.path)
+        let writer = try SQLiteStore.openPool(at: url, options: options, lock: lock)
         let model = try SQLiteStore.mapErrors("reading the model of \(url.path)") {
             try writer.read { db in
                 guard try db.tableExists(SQLiteStore.metadataTable) else {
@@ -87,7 +115,7 @@ public final class SQLiteStore: PersistentStore {
                 }
             }
         }
-        try self.init(writer: writer, url: url, model: model)
+        try self.init(writer: writer, url: url, model: model, options: options, lock: lock)
     }
 
     /// Creates a store in memory: SQLite itself, gone when the store is released.
@@ -95,13 +123,16 @@ public final class SQLiteStore: PersistentStore {
         let writer = try SQLiteStore.mapErrors("creating an in-memory store") {
             try DatabaseQueue(configuration: SQLiteStore.configuration(options: options))
         }
-        try self.init(writer: writer, url: nil, model: model)
+        try self.init(writer: writer, url: nil, model: model, options: options, lock: nil)
     }
 
-    private init(writer: any DatabaseWriter, url: URL?, model: Model) throws {
+    private init(writer: any DatabaseWriter, url: URL?, model: Model, options: Options, lock: WriteLock?) throws {
         self.writer = writer
         self.url = url
         self.model = model
+        self.options = options
+        self.writeLock = lock
+        self.observer = try url.map { try DataVersionObserver(path: $0.path, busyTimeout: options.busyTimeout) }
         let schema = StoreSchema(model: model)
         self.schema = schema
         self.readPlans = Dictionary(uniqueKeysWithValues: schema.tables.map {
@@ -116,7 +147,7 @@ public final class SQLiteStore: PersistentStore {
         let place = url?.path ?? "in-memory store"
         let modelText = String(decoding: model.fileData(), as: UTF8.self)
         try SQLiteStore.mapErrors("opening \(place)") {
-            try writer.writeWithoutTransaction { db in
+            try writeLocked("opening \(place)") { db in
                 try db.inTransaction(.immediate) {
                     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                     if tables.isEmpty {
@@ -177,8 +208,13 @@ public final class SQLiteStore: PersistentStore {
         config.foreignKeysEnabled = true
         config.label = "trove"
         let observer = options.statementObserver
+        let checkpointPages = max(options.autoCheckpointPages, 0)
         config.prepareDatabase { db in
             SQLFunctions.register(on: db.sqliteConnection)
+            if !db.configuration.readonly {
+                // The writer checkpoints inside its commits, which run under the write lock.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(checkpointPages)")
+            }
             if let observer {
                 db.trace(options: .statement) { event in observer(event.description) }
             }
@@ -186,13 +222,35 @@ public final class SQLiteStore: PersistentStore {
         return config
     }
 
-    static func openPool(at url: URL, options: Options) throws -> DatabasePool {
+    /// Opens the pool holding the write lock: GRDB writes while it opens a pool (switching a
+    /// new file to WAL, and a throwaway table whenever the `-wal` file is missing or empty).
+    static func openPool(at url: URL, options: Options, lock: WriteLock) throws -> DatabasePool {
         try mapErrors("opening \(url.path)") {
-            let pool = try DatabasePool(path: url.path, configuration: configuration(options: options))
-            // GRDB sets synchronous=NORMAL when it enables WAL; Trove's default is FULL.
-            let pragma = options.durability == .full ? "FULL" : "NORMAL"
-            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(pragma)") }
-            return pool
+            try lock.withLock(timeout: options.busyTimeout, doing: "opening \(url.path)") {
+                let pool = try DatabasePool(path: url.path, configuration: configuration(options: options))
+                // GRDB sets synchronous=NORMAL when it enables WAL; Trove's default is FULL.
+                let pragma = options.durability == .full ? "FULL" : "NORMAL"
+                try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(pragma)") }
+                return pool
+            }
+        }
+    }
+
+    /// Closes every connection holding the write lock, so that the checkpoint SQLite runs when
+    /// the last connection to the file closes happens under it too. That checkpoint needs an
+    /// exclusive lock on the file, held only when no other connection exists anywhere, so it
+    /// cannot race another writer even unlocked: the wait here is short (at most 1 s), and when
+    /// the lock stays busy the connections close without it.
+    deinit {
+        guard let writeLock else { return }
+        let writer = self.writer, observer = self.observer
+        do {
+            try writeLock.withLock(timeout: min(options.busyTimeout, 1), doing: "closing") {
+                observer?.close()
+                try writer.close()
+            }
+        } catch {
+            SQLiteStore.logger.debug("closed without the write lock", metadata: ["path": "\(writeLock.storePath)", "reason": "\(error)"])
         }
     }
 
@@ -214,7 +272,7 @@ public final class SQLiteStore: PersistentStore {
             case .SQLITE_NOTADB:
                 throw StoreError(.notATroveStore, "\(doing): the file is not an SQLite database")
             case .SQLITE_BUSY, .SQLITE_LOCKED:
-                throw StoreError(.sqlite, "\(doing): the store is locked by another connection; try again later (\(error.message ?? "busy"))")
+                throw StoreError(.busy, "\(doing): the store is locked by another connection (\(error.message ?? "busy")); another process is writing, try again")
             case .SQLITE_CONSTRAINT:
                 throw StoreError(.constraintViolation, "\(doing): \(error.message ?? "constraint violated")")
             default:

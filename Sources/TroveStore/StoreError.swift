@@ -8,7 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case alreadyExists, notFound, notATroveStore, unsupportedFormat, modelMismatch,
-                 constraintViolation, corruptValue, unknownEntity, sqlite
+                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, sqlite
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -29,7 +29,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let corruptValue = Code(.corruptValue)
         /// A request named an entity that the model does not have.
         public static let unknownEntity = Code(.unknownEntity)
-        /// SQLite reported an error (busy, I/O, full disk, …); the message has SQLite's words.
+        /// Another process is writing to the store and did not finish within
+        /// ``SQLiteStore/Options/busyTimeout``; nothing was written. Retryable: try again.
+        public static let busy = Code(.busy)
+        /// A file beside the store (its write-lock file `STORE-lock`) could not be created or
+        /// opened: check the folder's permissions.
+        public static let fileAccess = Code(.fileAccess)
+        /// SQLite reported an error (I/O, full disk, …); the message has SQLite's words.
         public static let sqlite = Code(.sqlite)
 
         public var description: String { base.rawValue }

@@ -24,6 +24,12 @@ public enum CLIRunner {
 
     /// Runs `trove` with `arguments`, feeding it `input` on standard input.
     public static func run(_ arguments: [String], input: Data = Data(), in directory: URL? = nil) throws -> Result {
+        try start(arguments, input: input, in: directory).wait()
+    }
+
+    /// Starts `trove` with `arguments` and returns at once, for tests that work alongside it
+    /// (another process writing the same store); ``Running/wait()`` collects the result.
+    public static func start(_ arguments: [String], input: Data = Data(), in directory: URL? = nil) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -36,18 +42,31 @@ public enum CLIRunner {
         process.standardOutput = stdout
         process.standardError = stderr
         try process.run()
+        // Read both pipes to the end on threads of their own, so a large output cannot block
+        // the child while the caller works.
+        let outputData = ReadBox(), errorData = ReadBox()
+        Thread { outputData.data = stdout.fileHandleForReading.readDataToEndOfFile() }.start()
+        Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }.start()
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let errorData = ReadBox()
-        let errorReader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
-        errorReader.start()
-        let outputData = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errorData.done { usleep(1000) }
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outputData, as: UTF8.self),
-                      stderr: String(decoding: errorData.data, as: UTF8.self))
+        return Running(process: process, output: outputData, error: errorData)
+    }
+
+    /// A `trove` process started by ``start(_:input:in:)``.
+    public struct Running: Sendable {
+        /// The process, to read its identifier or signal it.
+        public let process: Process
+        fileprivate let output: ReadBox
+        fileprivate let error: ReadBox
+
+        /// Waits for the process to end and returns what it printed and how it ended.
+        public func wait() -> Result {
+            process.waitUntilExit()
+            while !output.done || !error.done { usleep(1000) }
+            return Result(status: process.terminationStatus,
+                          stdout: String(decoding: output.data, as: UTF8.self),
+                          stderr: String(decoding: error.data, as: UTF8.self))
+        }
     }
 }
 

@@ -1,0 +1,60 @@
+import GRDB
+
+/// Writing when other processes share the file: the write lock, checkpoints, change tokens.
+///
+/// What runs under the write lock (``WriteLock``, `STORE-lock`): opening the pool (GRDB writes
+/// then), schema creation and metadata writes at open, every save, explicit checkpoints, and
+/// closing. SQLite's automatic checkpoint (`wal_autocheckpoint`, ``Options/autoCheckpointPages``)
+/// runs inside the `COMMIT` of the connection that commits, so inside the save and under the
+/// lock; the other connections of the store are read-only and never checkpoint, not even when
+/// they close last. Reads take no lock.
+extension SQLiteStore {
+    /// Runs `body` on the writer connection, outside any transaction, holding the write lock of
+    /// a file store. Every write of the store goes through here.
+    func writeLocked<T>(_ doing: String, _ body: (Database) throws -> T) throws -> T {
+        let lock = writeLock
+        let timeout = options.busyTimeout
+        return try writer.writeWithoutTransaction { db in
+            guard let lock else { return try body(db) }
+            return try lock.withLock(timeout: timeout, doing: doing) { try body(db) }
+        }
+    }
+
+    /// Copies the whole write-ahead log into the store file and empties the log (a `TRUNCATE`
+    /// checkpoint), under the write lock. Does nothing in memory.
+    ///
+    /// Saves already checkpoint every ``Options/autoCheckpointPages`` pages; call this before
+    /// copying the store file with other tools, or to give back disk space after a large import.
+    /// - Throws: ``StoreError/Code/busy`` when another process is writing, or when a reader
+    ///   (in any process) still reads an old part of the log after ``Options/busyTimeout``.
+    public func checkpoint() throws {
+        guard url != nil else { return }
+        try SQLiteStore.mapErrors("checkpointing \(url?.path ?? "")") {
+            _ = try writeLocked("checkpointing") { db in
+                try db.checkpoint(.truncate)
+            }
+        }
+    }
+
+    /// A token for the store's state now; reads no row.
+    ///
+    /// A file store answers with SQLite's `PRAGMA data_version` on a read-only connection of its
+    /// own, which changes whenever any other connection commits to the file: another process,
+    /// another store on the same file in this process, and this store's own saves (its writer is
+    /// another connection too). ``SaveResult/changeTokenBefore`` and
+    /// ``SaveResult/changeTokenAfter`` tell a save's own commit apart from the others.
+    /// A `TRUNCATE` checkpoint may change the token without changing a row. An in-memory store
+    /// counts its commits.
+    public func changeToken() throws -> StoreChangeToken {
+        guard let observer else {
+            return StoreChangeToken(storeID: storeID, version: commitCount.load(ordering: .acquiring))
+        }
+        return StoreChangeToken(storeID: storeID, version: try observer.dataVersion())
+    }
+
+    /// The token now, or `nil` when it cannot be read: taken around a save's commit, where an
+    /// error must not turn a saved change set into a failed save.
+    func changeTokenIfReadable() -> StoreChangeToken? {
+        try? changeToken()
+    }
+}

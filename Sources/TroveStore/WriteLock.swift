@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The cross-process write lock of a store file: an exclusive `flock(2)` on `STORE-lock`,
+/// a file of its own beside the store.
+///
+/// Every write transaction and every WAL checkpoint of a file store runs while this lock is
+/// held, because the SQLite linked here (3.40.1) has the WAL-reset bug (fixed in 3.51.3): two
+/// connections that write or checkpoint at the same instant can corrupt the database.
+///
+/// Why `flock` on a dedicated file:
+/// - SQLite takes POSIX (`fcntl`) locks on the store file itself. `flock` locks on another file
+///   never interact with them (on NFS, Linux emulates `flock` with `fcntl` locks, which would
+///   collide with SQLite's if taken on the store file).
+/// - A `flock` lock belongs to the open file description, so two stores opened on one file in
+///   one process exclude each other just as two processes do. POSIX locks would not: they are
+///   per process, and any `close` of the file by the process drops them.
+/// - The kernel drops the lock when the process dies, even by `SIGKILL`: a killed writer never
+///   blocks the next one.
+///
+/// The lock file is never deleted: a process that opened a file since deleted would lock an
+/// inode nobody else sees. Within a process, holders are serialized by an `NSLock` first, since
+/// `flock` on one descriptor does not exclude two threads.
+final class WriteLock: Sendable {
+    /// The lock file, `STORE-lock`.
+    let path: String
+    /// The store file the lock guards, for messages.
+    let storePath: String
+    private let descriptor: Int32
+    private let holder = NSLock()
+
+    /// Opens (creating if needed) the lock file of the store at `storePath`.
+    /// - Throws: ``StoreError/Code/fileAccess`` when the file can be neither created nor opened.
+    init(storePath: String) throws {
+        self.storePath = storePath
+        self.path = storePath + "-lock"
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == EACCES || errno == EROFS {
+            // flock needs no write access: a lock file made by another user still serves.
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        }
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw StoreError(.fileAccess,
+                "cannot create or open the write-lock file \(path) of \(storePath): \(reason); the folder must be writable for the store to be written")
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Runs `body` holding the lock, waiting for it at most `timeout` seconds.
+    /// - Parameter doing: what the caller is doing, for the error message ("saving").
+    /// - Throws: ``StoreError/Code/busy`` naming the store and the wait when the lock stayed
+    ///   held by another process (or another store on the same file) for `timeout`; whatever
+    ///   `body` throws.
+    func withLock<T>(timeout: TimeInterval, doing: String, _ body: () throws -> T) throws -> T {
+        let start = Date()
+        let deadline = start.addingTimeInterval(max(timeout, 0))
+        guard holder.lock(before: deadline) else { throw busy(doing: doing, since: start) }
+        defer { holder.unlock() }
+        try acquire(until: deadline, doing: doing, since: start)
+        defer { release() }
+        return try body()
+    }
+
+    /// Takes the `flock`, polling with a growing pause (1 ms to 20 ms) until `deadline`:
+    /// `flock` itself has no timeout, and an alarm signal is no tool for a library.
+    private func acquire(until deadline: Date, doing: String, since start: Date) throws {
+        var pause: TimeInterval = 0.001
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EWOULDBLOCK else {
+                throw StoreError(.fileAccess,
+                    "\(doing): cannot lock \(path), the write lock of \(storePath): \(String(cString: strerror(code)))")
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { throw busy(doing: doing, since: start) }
+            Thread.sleep(forTimeInterval: min(pause, left))
+            pause = min(pause * 2, 0.02)
+        }
+    }
+
+    private func release() {
+        while flock(descriptor, LOCK_UN) != 0, errno == EINTR {}
+    }
+
+    private func busy(doing: String, since start: Date) -> StoreError {
+        let waited = String(format: "%.2f", Date().timeIntervalSince(start))
+        return StoreError(.busy,
+            "\(doing): another process is writing to \(storePath) (waited \(waited) s for its write lock \(path)); try again when it has finished")
+    }
+}
