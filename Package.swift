@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "TroveTesting", dependencies: ["Trove"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveModelTests", dependencies: ["TroveModel", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTesting"], swiftSettings: sharedSettings),
-        .testTarget(name: "TroveContextTests", dependencies: ["TroveContext", "TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(name: "TroveContextTests", dependencies: ["TroveContext", "TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveImportTests", dependencies: ["TroveImport", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
     ],

@@ -49,6 +49,21 @@ extension ObjectContext {
         refresh(object, with: row, keepingChanges: mergeChanges)
     }
 
+    /// Reads again the objects in memory if anyone else — another context, another store on the
+    /// same file, another process — committed to the store since this context last looked
+    /// (its own saves do not count). Unsaved changes stay on top.
+    /// - Returns: whether the store had changed (and objects were refreshed). The first call
+    ///   only takes note of where the store is.
+    @discardableResult
+    public func refreshIfStoreChanged() throws -> Bool {
+        let token = try store.changeToken()
+        defer { seenToken = token }
+        guard let seenToken, seenToken != token else { return false }
+        clearRowCache()
+        try refreshAllObjects()
+        return true
+    }
+
     /// Reads every registered object's row again, keeping unsaved changes on top.
     public func refreshAllObjects() throws {
         let objects = liveObjects.filter { !$0.isInserted && !$0.isFault }

@@ -35,6 +35,8 @@ extension ObjectContext {
             }
         }
         guard let result else { return }
+        // Own commit: the token moves on with it, unless someone else committed in between.
+        if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
         let insertedObjects = orderedInsertedObjects
         let deletedObjects = Array(deleted.values)
         let changedKeyNames = Dictionary(uniqueKeysWithValues: updatedObjects.map { ($0.objectID, $0.changedKeyNames) })

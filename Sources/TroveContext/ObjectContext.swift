@@ -19,6 +19,8 @@ public final class ObjectContext {
     public var undoManager: ContextUndoManager? {
         didSet { undoManager?.context = self }
     }
+    /// The store's change token when this context last looked (see ``refreshIfStoreChanged()``).
+    var seenToken: StoreChangeToken?
     /// How a save resolves rows changed in the store since they were read (default `.error`).
     public var mergePolicy: MergePolicy = .error
     /// The context's identity, as its events name it.
@@ -288,6 +290,11 @@ public final class ObjectContext {
         return try materialize(snapshot)
     }
 
+    /// Forgets every row read ahead.
+    func clearRowCache() {
+        rowCache = [:]
+    }
+
     /// The cached row of `id`, which leaves the cache; `nil` when there is none or it is
     /// older than ``stalenessInterval``.
     private func freshCachedRow(for id: ObjectID) -> RowSnapshot? {
@@ -330,6 +337,7 @@ public final class ObjectContext {
         registry = [:]
         registrySizeAtLastSweep = 0
         rowCache = [:]
+        seenToken = nil
         clearChanges()
     }
 

@@ -31,3 +31,30 @@ import TroveTesting
         }
     }
 }
+
+@Suite struct AnotherProcessTests {
+    @Test func aWriteByAnotherProcessIsDetectedAndRefreshed() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.file("shared.trove")
+        let model = try SampleModels.photos()
+        try model.fileData().write(to: dir.file("model.json"))
+        let context = try Container(model: model, url: url).newBackgroundContext()
+        let photo = try context.insert("Photo")
+        try photo.setValue("p1", forKey: "id")
+        try photo.setValue(1, forKey: "views")
+        try context.save()
+        #expect(try !context.refreshIfStoreChanged(), "the first look only takes note")
+        try photo.setValue(2, forKey: "views")
+        try context.save()
+        #expect(try !context.refreshIfStoreChanged(), "the context's own save does not count")
+
+        // Another process: the trove CLI importing into the same file.
+        try Data(#"[{"id": "p1", "views": 40}]"#.utf8).write(to: dir.file("update.json"))
+        let result = try CLIRunner.run(["import", url.path, dir.file("update.json").path, "--entity", "Photo", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try photo.value(forKey: "views") == 2, "nothing changes until the context looks")
+        #expect(try context.refreshIfStoreChanged())
+        #expect(try photo.value(forKey: "views") == 40)
+        #expect(try !context.refreshIfStoreChanged())
+    }
+}
