@@ -191,19 +191,23 @@ struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1  // opening quote
         let start = position
+        var asciiOnly = true
         // Fast path: no escapes.
         while position < bytes.count {
             let b = bytes[position]
             if b == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                position += 1
+                // ASCII needs no validation (most keys and many values are ASCII).
+                if asciiOnly { return String(decoding: slice, as: UTF8.self) }
                 guard let s = String(validating: slice, as: UTF8.self) else {
                     throw error("invalid UTF-8 in string", at: start)
                 }
-                position += 1
                 return s
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw error("unescaped control character in string") }
+            if b >= 0x80 { asciiOnly = false }
             position += 1
         }
         guard position < bytes.count else { throw error("unterminated string", at: start - 1) }

@@ -105,12 +105,17 @@ struct ImportBatch {
         report.recordsSkipped = skipped
         report.entities = counts
         report.rejected = rejected.values.sorted { $0.index < $1.index }
+        var unknown: [String: [String: Int]] = [:]
         for plan in accepted {
             if let key = plan.node.key { seen.insert(key) }
             for node in plan.node.allNodes {
                 for kind in node.coercions { report.coercions[kind, default: 0] += 1 }
-                for key in node.unknownKeys { report.unknownKeys["\(node.mapping.entity.name).\(key)", default: 0] += 1 }
+                for key in node.unknownKeys { unknown[node.mapping.entity.name, default: [:]][key, default: 0] += 1 }
             }
+        }
+        // Named "Entity.key" once per batch, not once per record.
+        for (entity, keys) in unknown {
+            for (key, count) in keys { report.unknownKeys["\(entity).\(key)", default: 0] += count }
         }
         return report
     }

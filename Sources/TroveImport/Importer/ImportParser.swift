@@ -24,11 +24,18 @@ struct ImportParser {
         }
         let node = ImportNode(mapping: mapping, path: path, record: json)
         let handlers = hooks.keyHandlers[entity.name] ?? [:]
-        for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-            if let handler = handlers[key] {
-                node.handled.append((handler, value))
-            } else if !mapping.knownKeys.contains(key) {
+        if handlers.isEmpty {
+            for key in members.keys where !mapping.knownKeys.contains(key) {
                 node.unknownKeys.append(key)
+            }
+        } else {
+            // Handlers run in key order, so that imports are reproducible.
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                if let handler = handlers[key] {
+                    node.handled.append((handler, value))
+                } else if !mapping.knownKeys.contains(key) {
+                    node.unknownKeys.append(key)
+                }
             }
         }
 
