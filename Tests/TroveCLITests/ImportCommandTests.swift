@@ -226,13 +226,20 @@ import TroveTesting
 
     // MARK: Errors
 
-    @Test func invalidJSONExits2WithLineColumnAndOffsetAndWritesNothing() throws {
+    @Test func invalidJSONExits2WithLineColumnAndOffsetKeepingTheRecordsBeforeIt() throws {
         try write("bad.json", "[{\"id\": \"1\"},\n {\"id\": \"2\",}]")
         let result = try importing("bad.json", "--entity", "Photo", "--report", "report.json")
         #expect(result.status == 2)
-        #expect(result.stderr == "trove: bad.json: invalid JSON at line 2, column 13 (byte 26): trailing comma before '}'; nothing was imported\n")
-        #expect(try context().fetchCount("Photo") == 0)
-        #expect(!FileManager.default.fileExists(atPath: dir.file("report.json").path), "no report when the import did not run")
+        #expect(result.stderr.hasPrefix("stopped (invalid JSON) importing bad.json into Photo: 1 record read, 1 imported, 0 rejected\n"))
+        #expect(result.stderr.hasSuffix("trove: bad.json: invalid JSON at line 2, column 13 (byte 26): trailing comma before '}'; the record before it was imported; fix the input and import it again\n"))
+        #expect(try context().fetchCount("Photo") == 1)
+        let report = try JSONDecoder().decode(ImportReport.self, from: Data(contentsOf: dir.file("report.json")))
+        #expect(report.recordsImported == 1, "the report tells what landed before the fault")
+
+        try write("first.json", "[{\"id\": \"3\",}]")
+        let first = try importing("first.json", "--entity", "Photo", "--quiet")
+        #expect(first.stderr == "trove: first.json: invalid JSON at line 1, column 13 (byte 12): trailing comma before '}'; nothing was imported; fix the input and import it again\n")
+        #expect(try context().fetchCount("Photo") == 1)
     }
 
     @Test func usageErrorsExit1BeforeAnythingIsImported() throws {
@@ -256,8 +263,9 @@ import TroveTesting
         #expect(noFolder.status == 1)
         #expect(noFolder.stderr.contains("there is no folder"))
 
-        let unknown = try importing("-", "--entity", "Photo", "--ndjson", input: "[]")
-        #expect(unknown.status == 1, "--ndjson comes with streaming")
+        let both = try importing("-", "--entity", "Photo", "--ndjson", "--root", "photos", input: "{}")
+        #expect(both.status == 1)
+        #expect(both.stderr.hasPrefix("Error: --root picks an array inside JSON text; NDJSON has one record per line"))
         #expect(try context().fetchCount("Photo") == 0)
     }
 
