@@ -224,6 +224,28 @@ import TroveTesting
         #expect(oneBatch.entities["Photo"]?.updated == 0, "in one batch the duplicate changes nothing")
     }
 
+    @Test func anInterruptedImportOfStandardInputResumesAndInspectShowsTheCheckpoint() throws {
+        let lines = (1...7).map { #"{"id": "\#($0)", "views": \#($0 == 6 ? "\"many\"" : "\($0)")}"# }
+        let input = lines.joined(separator: "\n") + "\n"
+        let first = try importing("-", "--entity", "Photo", "--ndjson", "--strict", "--batch-size", "2", input: input)
+        #expect(first.status == 2)
+        #expect(try context().fetchCount("Photo") == 4)
+        let inspect = try run("inspect", "photos.trove")
+        #expect(inspect.stdout.contains("import checkpoints (an interrupted import resumes here when run again):\n  Photo: 4 records (95 bytes) of standard input imported, ndjson, strict, saved "))
+
+        let again = try importing("-", "--entity", "Photo", "--ndjson", "--strict", "--batch-size", "2", input: input)
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("\nresumed an interrupted import after record 4 (byte 95); the counts are this run's\n"))
+        #expect(again.stderr.contains("strict import stopped at record 5 at views"), "record indexes count from the input's start")
+
+        let restarted = try importing("-", "--entity", "Photo", "--ndjson", "--restart", input: input)
+        #expect(restarted.status == 2)
+        #expect(restarted.stderr.hasPrefix("imported standard input into Photo: 7 records read, 6 imported, 1 rejected\n"))
+        #expect(!restarted.stderr.contains("resumed"))
+        #expect(try context().fetchCount("Photo") == 6)
+        #expect(!(try run("inspect", "photos.trove").stdout.contains("checkpoint")), "the last chunk removed it")
+    }
+
     // MARK: Errors
 
     @Test func invalidJSONExits2WithLineColumnAndOffsetKeepingTheRecordsBeforeIt() throws {

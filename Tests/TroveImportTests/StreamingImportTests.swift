@@ -187,3 +187,62 @@ import TroveTesting
         #expect(saved.count == 3 && saved.allSatisfy { $0 == nil })
     }
 }
+
+/// Imports on their own thread, with progress as an `AsyncSequence`, cancellation, and the
+/// view context kept up to date.
+@Suite struct BackgroundImportTests {
+    let dir: TemporaryDirectory
+    let container: Container
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        container = try Container(store: SQLiteStore(url: dir.file("flickr.trove"), model: SampleModels.flickr()))
+    }
+
+    func photos(_ count: Int) throws -> URL {
+        let url = dir.file("photos-\(count).ndjson")
+        let lines = (1...count).map { #"{"id": \#($0), "title": "t\#($0)", "owner": {"nsid": "o\#($0 % 5)"}}"# }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+        return url
+    }
+
+    @MainActor @Test func progressArrivesAsItGoesAndTheViewContextMergesTheChunks() async throws {
+        let view = container.viewContext
+        let early = try view.insert("Photo")
+        _ = try early.setValue(1, forKey: "id")
+        _ = try early.setValue("before", forKey: "title")
+        try view.save()
+
+        let job = container.startImport(.file(try photos(250)), into: "Photo", format: .ndjson, options: ImportOptions(batchSize: 50))
+        var seen: [Int] = []
+        for await progress in job.progress { seen.append(progress.recordsRead) }
+        let report = try await job.report()
+        #expect(seen == [50, 100, 150, 200, 250])
+        #expect(report.entities["Photo"]?.inserted == 249 && report.entities["Photo"]?.updated == 1)
+
+        // The view context merges each save on the main actor, after the import's thread made it.
+        for _ in 0..<1000 where try early.value(forKey: "title") != "t1" { await Task.yield() }
+        #expect(try early.value(forKey: "title") == "t1")
+        #expect(try view.fetchCount("Photo") == 250)
+    }
+
+    @Test func cancellingStopsAtAChunkBoundaryWithTheCheckpointKept() async throws {
+        let url = try photos(3000)
+        let job = container.startImport(.file(url), into: "Photo", format: .ndjson, options: ImportOptions(batchSize: 10))
+        for await _ in job.progress {
+            job.cancel()
+            break
+        }
+        let error = await #expect(throws: ImportError.self) { try await job.report() }
+        #expect(error?.code == .cancelled)
+        let saved = try #require(try ImportCheckpoint.all(in: container.store).first)
+        #expect(saved.records % 10 == 0 && saved.records < 3000)
+        let count = try await container.performBackgroundTask { try $0.fetchCount("Photo") }
+        #expect(count == saved.records, "what was saved is what the checkpoint says")
+
+        let rest = try await container.startImport(.file(url), into: "Photo", format: .ndjson).report()
+        #expect(rest.resumedAt?.records == saved.records)
+        #expect(rest.recordsRead == 3000 - saved.records)
+        #expect(try await container.performBackgroundTask { try $0.fetchCount("Photo") } == 3000)
+    }
+}
