@@ -9,6 +9,8 @@ struct ImportBatch {
     let entity: Entity
     let records: ArraySlice<JSONValue>
     let firstIndex: Int
+    /// Store metadata saved in the batch's transaction (a streamed import's checkpoint).
+    var metadata: [String: String?] = [:]
     private var rejected: [Int: RejectedRecord] = [:]
 
     init(importer: Importer, entity: Entity, records: ArraySlice<JSONValue>, firstIndex: Int) {
@@ -62,6 +64,7 @@ struct ImportBatch {
             if failed { continue }
             do {
                 let counts = application.counts()
+                for (key, value) in metadata { context.setStoreMetadata(value, forKey: key) }
                 try context.save()
                 return report(accepted, skipped: skipped, counts: counts, seen: &seen)
             } catch let error as ValidationError {
