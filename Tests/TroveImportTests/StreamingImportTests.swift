@@ -66,6 +66,8 @@ import TroveTesting
         #expect(seen.allSatisfy { $0.totalBytes == Int64(size) })
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesRead < $1.bytesRead })
         #expect(seen.last?.fractionCompleted == 1)
+        #expect(seen.dropLast().allSatisfy { $0.estimatedTimeRemaining != nil && $0.recordsPerSecond > 0 })
+        #expect(seen.last?.estimatedTimeRemaining == .zero)
     }
 
     @Test func aCancelledImportKeepsItsCheckpointAndTheNextResumesExactly() throws {
