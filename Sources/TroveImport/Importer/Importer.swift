@@ -20,7 +20,7 @@ public final class Importer {
     public let context: ObjectContext
     /// How the import runs.
     public let options: ImportOptions
-    private var mappings: [String: EntityMapping] = [:]
+    private lazy var mappings = MappingCache(model: context.model, transformers: options.transformers)
 
     /// An importer working in `context`, which must have no unsaved changes when an import starts.
     public init(context: ObjectContext, options: ImportOptions = ImportOptions()) {
@@ -97,10 +97,7 @@ public final class Importer {
 
     /// The mapping of an entity, computed once.
     func mapping(for entity: Entity) throws -> EntityMapping {
-        if let mapping = mappings[entity.name] { return mapping }
-        let mapping = try EntityMapping(entity: entity, model: context.model, transformers: options.transformers)
-        mappings[entity.name] = mapping
-        return mapping
+        try mappings.mapping(for: entity)
     }
 
     // MARK: Sync scope

@@ -1,9 +1,12 @@
 import Foundation
 import TroveModel
 
-/// Records read ahead, with where the input stands after the last of them.
-struct RecordChunk: Sendable {
-    var records: [JSONValue]
+/// Records read ahead into import plans, with where the input stands after the last of them.
+///
+/// `@unchecked`: its plans are made on the reader thread and, once queued, used only by the
+/// importer's thread.
+struct RecordChunk: @unchecked Sendable {
+    var records: ParsedRecords
     /// Just after the last record.
     var end: ReadPosition
     var lastRecordOffset: Int64
@@ -12,8 +15,9 @@ struct RecordChunk: Sendable {
     var isLast: Bool
 }
 
-/// Reads chunks of records on a thread of its own, at most `depth` chunks ahead of the
-/// importer, so that reading and parsing the next chunk overlaps with saving this one.
+/// Reads chunks of records into import plans on a thread of its own, at most `depth` chunks
+/// ahead of the importer, so that reading, parsing and coercing the next chunk overlaps with
+/// applying and saving this one.
 final class ChunkPipeline: @unchecked Sendable {
     // Every stored property below is guarded by `condition`.
     private let condition = NSCondition()
@@ -22,13 +26,17 @@ final class ChunkPipeline: @unchecked Sendable {
     private var stopped = false
     private let depth: Int
 
-    /// Starts reading. The reader now belongs to the pipeline's thread: the caller must not
-    /// touch it again.
-    init(reader: RecordReader, chunkSize: Int, depth: Int = 2) {
+    /// Starts reading records of `entity`, the first of them at position `firstIndex` of the
+    /// input. The reader now belongs to the pipeline's thread: the caller must not touch it again.
+    init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model, chunkSize: Int, depth: Int = 2) {
         self.depth = depth
         let handOver = HandOver(reader: reader)
         let thread = Thread { [self] in
-            produce(handOver.reader, chunkSize: max(chunkSize, 1))
+            let mappings = MappingCache(model: model, transformers: options.transformers)
+            let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
+            produce(handOver.reader, chunkSize: max(chunkSize, 1)) { records, first in
+                ParsedRecords(records, as: entity, firstIndex: firstIndex + first, parser: parser)
+            }
         }
         // Deeply nested records recurse in the parser.
         thread.stackSize = 8 << 20
@@ -56,7 +64,8 @@ final class ChunkPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func produce(_ reader: RecordReader, chunkSize: Int) {
+    private func produce(_ reader: RecordReader, chunkSize: Int, parse: ([JSONValue], Int) -> ParsedRecords) {
+        var read = 0
         while true {
             var records: [JSONValue] = []
             records.reserveCapacity(chunkSize)
@@ -69,12 +78,13 @@ final class ChunkPipeline: @unchecked Sendable {
             let ended = failure == nil && records.count < chunkSize
             if !records.isEmpty {
                 // Taken before `atEnd()`, whose reading may move the buffer.
-                var chunk = RecordChunk(records: records, end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
+                var chunk = RecordChunk(records: parse(records, read), end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
                                         lastRecordDigest: reader.lastRecordDigest(), isLast: ended)
                 if failure == nil && !ended {
                     do { chunk.isLast = try reader.atEnd() } catch { failure = error }
                 }
                 let isLast = chunk.isLast
+                read += records.count
                 guard push(.success(chunk)) else { return }
                 if isLast { break }
             }

@@ -104,6 +104,19 @@ public struct ImportProgress: Sendable, Hashable {
         return .seconds(seconds * Double(totalBytes - bytesRead) / doneThisRun)
     }
 
-    /// Where this run started in the input.
-    var startBytes: Int64 = 0
+    /// Where this run started in the input (a resumed import's checkpoint).
+    public var startBytes: Int64
+
+    /// Creates a progress value (Trove makes them; this is for previews and tests).
+    public init(bytesRead: Int64, totalBytes: Int64?, recordsRead: Int, recordsRejected: Int, elapsed: Duration,
+                recordsPerSecond: Double, isFinished: Bool, startBytes: Int64 = 0) {
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+        self.recordsRead = recordsRead
+        self.recordsRejected = recordsRejected
+        self.elapsed = elapsed
+        self.recordsPerSecond = recordsPerSecond
+        self.isFinished = isFinished
+        self.startBytes = startBytes
+    }
 }

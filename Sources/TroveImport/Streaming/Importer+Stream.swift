@@ -12,8 +12,9 @@ extension Importer {
     /// ``ImportCheckpoint``); after an interruption — a crash, a kill, ``ImportError/Code/cancelled`` —
     /// importing the same input with the same options again resumes just after the last saved
     /// chunk, so that no record is lost or imported twice. The last chunk removes the checkpoint.
-    /// The next chunk is read and parsed on a thread of its own while this one is saved. The
-    /// context is reset after each chunk, so objects fetched in it before are let go.
+    /// The next chunk is read, parsed and coerced on a thread of its own while this one is
+    /// saved (so before-record hooks run on that thread; they are `@Sendable`). The context is
+    /// reset after each chunk, so objects fetched in it before are let go.
     ///
     /// With a sync scope the import always starts from the first record and writes no
     /// checkpoint (the scope must see every record of the input in one run).
@@ -45,7 +46,9 @@ extension Importer {
                                         options: checkpointOptions(format), byteOffset: 0, lines: 0, records: 0,
                                         lastRecordOffset: 0, lastRecordDigest: "", savedAt: Date())
 
-        let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), chunkSize: options.batchSize)
+        let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
+                                     firstIndex: report.resumedAt?.records ?? 0, options: options, model: context.model,
+                                     chunkSize: options.batchSize)
         defer { pipeline.stop() }
         var seen: Set<UniqueKey> = []
         var recordsBefore = report.resumedAt?.records ?? 0
@@ -65,7 +68,7 @@ extension Importer {
                 throw ImportError(error.code, "\(error.message); \(saved)", report: report)
             case .failure(let error): throw error
             }
-            var batch = ImportBatch(importer: self, entity: entity, records: chunk.records[...], firstIndex: recordsBefore)
+            var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
             if checkpointing && !chunk.isLast {
                 var checkpoint = template
                 checkpoint.byteOffset = chunk.end.offset
