@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import Trove
 
-/// The three importers of the `import` scenario. Each takes the whole payload in memory, writes
-/// 1000 records per transaction into a store made by `SQLiteStore` from ``ImportPayload/model``
-/// (WAL, `synchronous=FULL`), and upserts: a record whose unique key exists updates that row.
+/// The importers of the `import` scenario. Each writes 1000 records per transaction into a store
+/// made by `SQLiteStore` from ``ImportPayload/model`` (WAL, `synchronous=FULL`), and upserts: a
+/// record whose unique key exists updates that row. All but Trove's streaming import take the
+/// whole payload in memory, read before their clock starts.
 enum ImportJob {
     static let recordsPerTransaction = 1000
 
@@ -25,6 +26,19 @@ enum ImportJob {
             let importer = Importer(context: container.newBackgroundContext(),
                                     options: ImportOptions(batchSize: recordsPerTransaction))
             report = try importer.importJSON(data, into: "Photo")
+        }
+        return Timing(seconds: seconds, report: report.map(ImportRun.TroveReport.init))
+    }
+
+    /// `Importer.importStream` of the file, read as the import goes (never whole in memory),
+    /// restarting rather than resuming any earlier job.
+    static func troveStream(_ input: URL, store: URL) throws -> Timing {
+        var report: ImportReport?
+        let seconds = try Measure.seconds {
+            let container = try Container(model: ImportPayload.model, url: store)
+            let importer = Importer(context: container.newBackgroundContext(),
+                                    options: ImportOptions(batchSize: recordsPerTransaction))
+            report = try importer.importStream(.file(input), into: "Photo", format: .json(root: nil), resume: .restart)
         }
         return Timing(seconds: seconds, report: report.map(ImportRun.TroveReport.init))
     }
@@ -83,6 +97,43 @@ enum ImportJob {
             }
         }
         return Timing(seconds: decodeSeconds + writeSeconds, parts: ["decode": decodeSeconds, "write": writeSeconds])
+    }
+
+    // MARK: SQLite's floor
+
+    /// The C API job's upserts — the same ``UpsertStatements``, the same transactions of 1000 —
+    /// with the rows decoded and made bindable before the clock starts (``PrebuiltUpserts``,
+    /// which also settles which owner upserts run): its time is SQLite's alone, the least any
+    /// importer writing these rows this way can take. Its parts: `write` (the time) and
+    /// `prebuild` (decoding and building the rows, not timed).
+    static func sqliteFloor(_ data: Data, store: URL) throws -> Timing {
+        var prebuilt: PrebuiltUpserts?
+        let prebuildSeconds = try Measure.seconds {
+            prebuilt = PrebuiltUpserts(try JSONDecoder().decode([PhotoRecord].self, from: data))
+        }
+        guard let prebuilt else { throw SQLiteFailure(description: "the floor's rows were not built") }
+        let seconds = try Measure.seconds {
+            let upserts = try UpsertStatements(store: store)
+            var ownerKeys = [Int64](repeating: 0, count: prebuilt.ownerSlots)
+            var nextOwner = 0
+            let photos = prebuilt.photos
+            for start in stride(from: 0, to: photos.count, by: recordsPerTransaction) {
+                try upserts.begin()
+                for photo in photos[start..<min(start + recordsPerTransaction, photos.count)] {
+                    if photo.upsertsOwner {
+                        let owner = prebuilt.owners[nextOwner]
+                        ownerKeys[photo.ownerSlot] = try upserts.owner(id: owner.id, name: owner.name, location: owner.location)
+                        nextOwner += 1
+                    }
+                    try upserts.photo(id: photo.id, title: photo.title, description: photo.description,
+                                      uploadDate: photo.uploadDate, views: photo.views, latitude: photo.latitude,
+                                      isPublic: photo.isPublic, tags: photo.tags,
+                                      owner: photo.ownerSlot >= 0 ? ownerKeys[photo.ownerSlot] : nil)
+                }
+                try upserts.commit()
+            }
+        }
+        return Timing(seconds: seconds, parts: ["write": seconds, "prebuild": prebuildSeconds])
     }
 
     // MARK: GRDB records
