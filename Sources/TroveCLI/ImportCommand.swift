@@ -10,15 +10,21 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import JSON records into an entity of a store.",
         discussion: """
             INPUT (or standard input, for -) holds an array of records, one record (an object), \
-            or, with --root, an object with the array at a key path. The store's model drives: \
-            unknown keys are ignored and counted, absent keys leave values alone, null clears, \
-            values are coerced to their attribute's type, and objects are found by their unique \
-            keys or created. A record that cannot be imported whole is rejected with its index, \
-            JSON path and reason; the others still land. Each batch is saved in one transaction.
-            Prints a summary on stderr. Exit codes: 0 every record imported; 2 some records \
-            rejected (the rest landed), --strict stopped, the input is not JSON, or --root \
-            leads nowhere; 1 usage errors (unknown entity, bad --sync-scope, unreadable INPUT); \
-            3 store errors (a missing store is not created: run `trove init` first).
+            or, with --root, an object with the array at a key path; with --ndjson, one record \
+            per line. The input is streamed: memory stays flat whatever its size. The store's \
+            model drives: unknown keys are ignored and counted, absent keys leave values alone, \
+            null clears, values are coerced to their attribute's type, and objects are found by \
+            their unique keys or created. A record that cannot be imported whole is rejected with \
+            its index, JSON path and reason; the others still land.
+            Each batch is saved in one transaction together with a checkpoint: if the import is \
+            interrupted (killed, a crash, a power cut), running the same command again resumes \
+            just after the last saved batch; --restart starts over. `trove inspect` shows checkpoints.
+            Prints progress (a bar when stderr is a terminal, else a line every few seconds) and \
+            a summary on stderr. Exit codes: 0 every record imported; 2 some records rejected \
+            (the rest landed), --strict stopped, the input is not JSON (the records before the \
+            fault landed), or --root leads nowhere; 1 usage errors (unknown entity, bad \
+            --sync-scope, unreadable INPUT); 3 store errors (a missing store is not created: run \
+            `trove init` first).
             Example: trove import photos.trove photos.json --entity Photo --root photos.photo --rejects rejects.ndjson
             """)
 
@@ -33,9 +39,15 @@ struct ImportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A dotted key path to the array of records inside the input, such as photos.photo.", valueName: "KEY.PATH"))
     var root: String?
 
-    @Option(help: ArgumentHelp("Records per saved batch: each batch is one transaction, and unique keys are looked up once per batch.",
+    @Flag(help: "Read INPUT as NDJSON: one record per line (blank lines are skipped).")
+    var ndjson = false
+
+    @Option(help: ArgumentHelp("Records per saved batch: each batch is one transaction, with the checkpoint, and unique keys are looked up once per batch.",
                                valueName: "N"))
     var batchSize = ImportOptions().batchSize
+
+    @Flag(help: "Start from the first record even if an interrupted import of this input left a checkpoint.")
+    var restart = false
 
     @Flag(help: "Stop at the first rejected record, writing nothing of its batch (earlier batches stay saved).")
     var strict = false
@@ -57,6 +69,7 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, not \(batchSize)") }
+        if ndjson && root != nil { throw ValidationError("--root picks an array inside JSON text; NDJSON has one record per line, so give one or the other") }
         if let rejects, let report, rejects == report {
             throw ValidationError("--rejects and --report name the same file, \(rejects); give each its own")
         }
@@ -78,21 +91,26 @@ struct ImportCommand: ParsableCommand {
         }
         let scope = try syncScope.map { try Self.scopePredicate($0, for: target, in: model) }
         for path in [rejects, report].compactMap({ $0 }) { try Self.checkWritable(path) }
-        let data = try readInput()
+        let source = try inputSource()
 
         let options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
         let importer = Importer(context: Container(store: opened).newBackgroundContext(), options: options)
+        let format: RecordFormat = ndjson ? .ndjson : .json(root: root)
+        let meter = quiet ? nil : ProgressMeter(input: inputName)
         var outcome: ImportReport
-        var stopped: String?
+        var stopped: (reason: String, message: String)?
         do {
-            outcome = try importer.importJSON(data, into: target.name, root: root)
+            outcome = try importer.importStream(source, into: target.name, format: format, resume: restart ? .restart : .resume,
+                                                progress: meter.map { meter in { meter.show($0) } })
         } catch let error as ImportError {
-            guard error.code == .recordRejected, let partial = error.report else {
+            meter?.finish()
+            guard let partial = error.report, [.recordRejected, .invalidJSON].contains(error.code) else {
                 throw failure(for: error)
             }
             outcome = partial
-            stopped = error.message
+            stopped = (error.code == .recordRejected ? "--strict" : "invalid JSON", error.message)
         }
+        meter?.finish()
 
         if let rejects {
             try write(outcome.rejected.map { $0.record + "\n" }.joined(), to: rejects)
@@ -102,11 +120,12 @@ struct ImportCommand: ParsableCommand {
         }
         if !quiet {
             let summary = ImportSummary(report: outcome, input: inputName, entity: target.name, root: root,
-                                        syncScope: syncScope, stopped: stopped != nil, rejectsFile: rejects, reportFile: report)
+                                        syncScope: syncScope, stoppedBy: stopped?.reason, rejectsFile: rejects, reportFile: report)
             FileHandle.standardError.write(Data(summary.text().utf8))
         }
         if let stopped {
-            throw CLIFailure(.badInput, "\(inputName): \(stopped); fix the record and import again")
+            let advice = stopped.reason == "--strict" ? "fix the record and import again" : "fix the input and import it again"
+            throw CLIFailure(.badInput, "\(inputName): \(stopped.message); \(advice)")
         }
         guard outcome.rejected.isEmpty else {
             let count = outcome.rejected.count
@@ -121,10 +140,10 @@ struct ImportCommand: ParsableCommand {
     /// How the input is named in messages.
     var inputName: String { input == "-" ? "standard input" : input }
 
-    /// The whole input.
+    /// The input to stream.
     /// - Throws: a ``CLIFailure`` with status 1 when INPUT is not a readable file.
-    private func readInput() throws -> Data {
-        if input == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+    private func inputSource() throws -> ImportInput {
+        if input == "-" { return .standardInput }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
             throw CLIFailure(.usage, "no input file at \(input); give a JSON file, or - to read standard input")
@@ -132,11 +151,10 @@ struct ImportCommand: ParsableCommand {
         guard !isDirectory.boolValue else {
             throw CLIFailure(.usage, "\(input) is a directory; give a JSON file, or - to read standard input")
         }
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: input))
-        } catch {
-            throw CLIFailure(.usage, "cannot read \(input): \(error.localizedDescription)")
+        guard FileManager.default.isReadableFile(atPath: input) else {
+            throw CLIFailure(.usage, "cannot read \(input): permission denied")
         }
+        return .file(URL(fileURLWithPath: input))
     }
 
     /// Checks, before anything is imported, that `path` can be written: its folder exists.
@@ -185,7 +203,7 @@ struct ImportCommand: ParsableCommand {
         switch error.code {
         case .invalidJSON: CLIFailure(.badInput, "\(inputName): \(error.message)")
         case .rootNotFound: CLIFailure(.badInput, "\(inputName): \(error.message)")
-        case .unknownEntity, .syncScope: CLIFailure(.usage, error.message)
+        case .unknownEntity, .syncScope, .unreadableInput: CLIFailure(.usage, error.message)
         case .unknownTransformer:
             CLIFailure(.badInput, "\(error.message); `trove import` knows only the standard transformers, so import with the library to register others")
         default: CLIFailure(.storeError, error.message)

@@ -18,8 +18,8 @@ struct ImportSummary {
     let entity: String
     let root: String?
     let syncScope: String?
-    /// Whether `--strict` stopped the import at a rejected record.
-    let stopped: Bool
+    /// What stopped the import before its end (`--strict`, invalid JSON), if anything did.
+    let stoppedBy: String?
     let rejectsFile: String?
     let reportFile: String?
 
@@ -33,6 +33,9 @@ struct ImportSummary {
     /// The summary, one line per fact, ending with a newline.
     func text() -> String {
         var lines = [headline()]
+        if let resumed = report.resumedAt {
+            lines.append("resumed an interrupted import after record \(resumed.records) (byte \(resumed.byteOffset)); the counts are this run's")
+        }
         lines += entityTable()
         let coercions = report.coercions.filter { $0.key != .none }.map { ($0.key.rawValue, $0.value) }
         if !coercions.isEmpty {
@@ -57,7 +60,7 @@ struct ImportSummary {
         var counts = "\(report.recordsRead) record\(report.recordsRead == 1 ? "" : "s") read, \(report.recordsImported) imported"
         counts += ", \(report.rejected.count) rejected"
         if report.recordsSkipped > 0 { counts += ", \(report.recordsSkipped) skipped" }
-        let verb = stopped ? "stopped (--strict) importing" : "imported"
+        let verb = stoppedBy.map { "stopped (\($0)) importing" } ?? "imported"
         return "\(verb) \(source) into \(entity): \(counts)"
     }
 
@@ -107,7 +110,7 @@ struct ImportSummary {
     }
 
     private func syncOutcome() -> String {
-        if stopped { return "not applied, the import stopped" }
+        if stoppedBy != nil { return "not applied, the import stopped" }
         if let skipped = report.syncScopeSkipped { return skipped }
         let deleted = report.entities[entity]?.deleted ?? 0
         return "deleted \(deleted) \(entity) object\(deleted == 1 ? "" : "s") not in the input"

@@ -7,6 +7,7 @@ struct StoreReport {
     let model: Model
     let rowCounts: [String: Int]
     let metadata: [String: String]
+    let checkpoints: [ImportCheckpoint]
     let sqliteVersion: String
 
     init(store: SQLiteStore, path: String) throws {
@@ -17,7 +18,10 @@ struct StoreReport {
             counts[entity.name] = try store.count(of: entity.name, includesSubentities: false)
         }
         self.rowCounts = counts
-        self.metadata = try store.metadata().filter { $0.key != "trove.model" }
+        let checkpoints = try ImportCheckpoint.all(in: store)
+        let checkpointKeys = Set(checkpoints.map { ImportCheckpoint.metadataKey(for: $0.entity) })
+        self.metadata = try store.metadata().filter { $0.key != "trove.model" && !checkpointKeys.contains($0.key) }
+        self.checkpoints = checkpoints
         self.sqliteVersion = try store.sqliteVersion()
     }
 
@@ -54,6 +58,10 @@ struct StoreReport {
                 line += ", delete rule \(r.deleteRule.rawValue)"
                 lines.append(line)
             }
+        }
+        if !checkpoints.isEmpty {
+            lines.append("\nimport checkpoints (an interrupted import resumes here when run again):")
+            lines += checkpoints.map { "  \($0)" }
         }
         let others = metadata.filter { !["trove.formatVersion", "trove.modelHash"].contains($0.key) }
         if !others.isEmpty {
@@ -95,6 +103,12 @@ struct StoreReport {
             "keyStyle": .string(model.keyStyle.rawValue),
             "entities": .array(entities),
             "metadata": .object(metadata.mapValues(JSONValue.string)),
+            "checkpoints": .array(checkpoints.map { checkpoint in
+                .object(["entity": .string(checkpoint.entity), "input": .string(checkpoint.input),
+                         "inputSize": checkpoint.inputSize.map { .integer($0) } ?? .null, "options": .string(checkpoint.options),
+                         "records": .integer(Int64(checkpoint.records)), "byteOffset": .integer(checkpoint.byteOffset),
+                         "savedAt": .string(checkpoint.savedAt.formatted(.iso8601))])
+            }),
         ])
     }
 }

@@ -12,7 +12,7 @@ extension ObjectContext {
     ///   changed in the store since they were read; ``StoreError`` when the store fails.
     public func save() throws {
         processPendingChanges()
-        guard hasChanges else { return }
+        guard hasChanges || !pendingMetadata.isEmpty else { return }
         // The updated objects in the store's order, once for the whole save.
         var updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
         let failures = try validate(updated: updatedObjects)
@@ -81,9 +81,19 @@ extension ObjectContext {
         onSave?(event)
     }
 
-    /// What a save writes now: inserts, updates of changed objects, deletes.
+    /// Sets a value of the store's metadata, written by the next ``save()`` in the same
+    /// transaction as the objects' changes (so both land or neither does); `nil` removes the key.
+    ///
+    /// Keys starting with `trove.` are Trove's own. ``rollback()`` and ``reset()`` drop the
+    /// value; a child context's save hands it to its parent. Read values with the store's
+    /// `metadata()`.
+    public func setStoreMetadata(_ value: String?, forKey key: String) {
+        pendingMetadata[key] = .some(value)
+    }
+
+    /// What a save writes now: inserts, updates of changed objects, deletes, metadata.
     private func pendingChangeSet(updated: [ManagedObject]) -> ChangeSet {
-        var changes = ChangeSet()
+        var changes = ChangeSet(metadata: pendingMetadata)
         changes.inserts = orderedInsertedObjects.map {
             ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
         }

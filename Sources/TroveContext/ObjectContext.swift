@@ -49,6 +49,8 @@ public final class ObjectContext {
     var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
     var deleted: [ObjectID: ManagedObject] = [:]
+    /// Store metadata the next save writes (`nil` removes a key).
+    var pendingMetadata: [String: String?] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
     private var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
@@ -348,6 +350,7 @@ public final class ObjectContext {
         insertionOrder = []
         touched = [:]
         deleted = [:]
+        pendingMetadata = [:]
     }
 
     func checkOwnership(_ object: ManagedObject) throws {

@@ -82,7 +82,8 @@ final class ParentSource: RowSource {
         return RowSnapshot(objectID: object.objectID, version: object.snapshot?.version ?? 0, values: object.values, toOne: toOne)
     }
 
-    /// Applies a child's save to the parent: inserts, then values, then links, then deletes.
+    /// Applies a child's save to the parent: inserts, then values, then links, then deletes, then
+    /// metadata.
     func save(_ changes: ChangeSet) throws -> SaveResult {
         var mapped: [ObjectID: ObjectID] = [:]
         var objects: [ObjectID: ManagedObject] = [:]
@@ -125,6 +126,9 @@ final class ParentSource: RowSource {
         }
         for delete in changes.deletes {
             try parent.delete(try object(delete.objectID))
+        }
+        for (key, value) in changes.metadata {
+            parent.setStoreMetadata(value, forKey: key)
         }
         return SaveResult(permanentIDs: mapped, versions: [:])
     }

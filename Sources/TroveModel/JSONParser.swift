@@ -32,6 +32,13 @@ extension JSONValue {
         self = try result.get()
     }
 
+    /// Parses the JSON text in `bytes` (for Trove's own streaming readers, which parse records
+    /// in place in their read buffer); see ``init(parsing:)-(Data)``.
+    package init(parsing bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) {
+        var parser = JSONParser(bytes: bytes)
+        self = try parser.parseDocument()
+    }
+
     /// Parses JSON text given as a string; see ``init(parsing:)-(Data)``.
     public init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Data(text.utf8))

@@ -103,7 +103,7 @@ public enum RelationshipChange: Sendable, Hashable {
     case toMany(Int, added: [ObjectID], removed: [ObjectID], order: [ObjectID]?)
 }
 
-/// The changes a save writes: inserted, updated and deleted rows.
+/// The changes a save writes: inserted, updated and deleted rows, and store metadata.
 public struct ChangeSet: Sendable, Hashable {
     /// A row to insert.
     public struct Insert: Sendable, Hashable {
@@ -161,16 +161,19 @@ public struct ChangeSet: Sendable, Hashable {
     public var inserts: [Insert]
     public var updates: [Update]
     public var deletes: [Delete]
+    /// Metadata values to write in the same transaction as the rows; `nil` removes the key.
+    public var metadata: [String: String?]
 
     /// Creates a change set.
-    public init(inserts: [Insert] = [], updates: [Update] = [], deletes: [Delete] = []) {
+    public init(inserts: [Insert] = [], updates: [Update] = [], deletes: [Delete] = [], metadata: [String: String?] = [:]) {
         self.inserts = inserts
         self.updates = updates
         self.deletes = deletes
+        self.metadata = metadata
     }
 
     /// Whether there is nothing to write.
-    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && metadata.isEmpty }
 }
 
 /// What a save wrote: the permanent IDs given to inserted rows and the rows' new versions.

@@ -13,10 +13,20 @@ extension SQLiteStore {
     }
 
     static func writeMetadata(_ values: [String: String], in db: Database) throws {
-        let statement = try db.cachedStatement(
+        try writeMetadataChanges(values.mapValues { $0 }, in: db)
+    }
+
+    /// Sets each key to its value, or removes it where the value is `nil`.
+    static func writeMetadataChanges(_ changes: [String: String?], in db: Database) throws {
+        let upsert = try db.cachedStatement(
             sql: "INSERT INTO \(quoted(metadataTable)) (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-            try statement.execute(arguments: [key, value])
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(quoted(metadataTable)) WHERE key = ?")
+        for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
+            if let value {
+                try upsert.execute(arguments: [key, value])
+            } else {
+                try delete.execute(arguments: [key])
+            }
         }
     }
 }

@@ -52,7 +52,8 @@ struct InsertPlan: Sendable {
 ///
 /// Order: primary keys for new rows are taken first (so rows saved together can refer to each
 /// other); then deletes (freeing unique keys for new rows), updates, inserts, and last the join
-/// tables (whose references are checked at once, unlike the deferred foreign-key columns).
+/// tables (whose references are checked at once, unlike the deferred foreign-key columns), then
+/// the metadata.
 private struct SaveWriter {
     let store: SQLiteStore
     let db: Database
@@ -128,6 +129,7 @@ private struct SaveWriter {
         for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
             try writeJoinRows(change.1, of: change.0)
         }
+        try SQLiteStore.writeMetadataChanges(changes.metadata, in: db)
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
     }
 

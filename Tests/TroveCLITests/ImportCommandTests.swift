@@ -224,15 +224,44 @@ import TroveTesting
         #expect(oneBatch.entities["Photo"]?.updated == 0, "in one batch the duplicate changes nothing")
     }
 
+    @Test func anInterruptedImportOfStandardInputResumesAndInspectShowsTheCheckpoint() throws {
+        let lines = (1...7).map { #"{"id": "\#($0)", "views": \#($0 == 6 ? "\"many\"" : "\($0)")}"# }
+        let input = lines.joined(separator: "\n") + "\n"
+        let first = try importing("-", "--entity", "Photo", "--ndjson", "--strict", "--batch-size", "2", input: input)
+        #expect(first.status == 2)
+        #expect(try context().fetchCount("Photo") == 4)
+        let inspect = try run("inspect", "photos.trove")
+        #expect(inspect.stdout.contains("import checkpoints (an interrupted import resumes here when run again):\n  Photo: 4 records (95 bytes) of standard input imported, ndjson, strict, saved "))
+
+        let again = try importing("-", "--entity", "Photo", "--ndjson", "--strict", "--batch-size", "2", input: input)
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("\nresumed an interrupted import after record 4 (byte 95); the counts are this run's\n"))
+        #expect(again.stderr.contains("strict import stopped at record 5 at views"), "record indexes count from the input's start")
+
+        let restarted = try importing("-", "--entity", "Photo", "--ndjson", "--restart", input: input)
+        #expect(restarted.status == 2)
+        #expect(restarted.stderr.hasPrefix("imported standard input into Photo: 7 records read, 6 imported, 1 rejected\n"))
+        #expect(!restarted.stderr.contains("resumed"))
+        #expect(try context().fetchCount("Photo") == 6)
+        #expect(!(try run("inspect", "photos.trove").stdout.contains("checkpoint")), "the last chunk removed it")
+    }
+
     // MARK: Errors
 
-    @Test func invalidJSONExits2WithLineColumnAndOffsetAndWritesNothing() throws {
+    @Test func invalidJSONExits2WithLineColumnAndOffsetKeepingTheRecordsBeforeIt() throws {
         try write("bad.json", "[{\"id\": \"1\"},\n {\"id\": \"2\",}]")
         let result = try importing("bad.json", "--entity", "Photo", "--report", "report.json")
         #expect(result.status == 2)
-        #expect(result.stderr == "trove: bad.json: invalid JSON at line 2, column 13 (byte 26): trailing comma before '}'; nothing was imported\n")
-        #expect(try context().fetchCount("Photo") == 0)
-        #expect(!FileManager.default.fileExists(atPath: dir.file("report.json").path), "no report when the import did not run")
+        #expect(result.stderr.hasPrefix("stopped (invalid JSON) importing bad.json into Photo: 1 record read, 1 imported, 0 rejected\n"))
+        #expect(result.stderr.hasSuffix("trove: bad.json: invalid JSON at line 2, column 13 (byte 26): trailing comma before '}'; the record before it was imported; fix the input and import it again\n"))
+        #expect(try context().fetchCount("Photo") == 1)
+        let report = try JSONDecoder().decode(ImportReport.self, from: Data(contentsOf: dir.file("report.json")))
+        #expect(report.recordsImported == 1, "the report tells what landed before the fault")
+
+        try write("first.json", "[{\"id\": \"3\",}]")
+        let first = try importing("first.json", "--entity", "Photo", "--quiet")
+        #expect(first.stderr == "trove: first.json: invalid JSON at line 1, column 13 (byte 12): trailing comma before '}'; nothing was imported; fix the input and import it again\n")
+        #expect(try context().fetchCount("Photo") == 1)
     }
 
     @Test func usageErrorsExit1BeforeAnythingIsImported() throws {
@@ -256,8 +285,9 @@ import TroveTesting
         #expect(noFolder.status == 1)
         #expect(noFolder.stderr.contains("there is no folder"))
 
-        let unknown = try importing("-", "--entity", "Photo", "--ndjson", input: "[]")
-        #expect(unknown.status == 1, "--ndjson comes with streaming")
+        let both = try importing("-", "--entity", "Photo", "--ndjson", "--root", "photos", input: "{}")
+        #expect(both.status == 1)
+        #expect(both.stderr.hasPrefix("Error: --root picks an array inside JSON text; NDJSON has one record per line"))
         #expect(try context().fetchCount("Photo") == 0)
     }
 

@@ -94,3 +94,22 @@ enum RemoteKeys {
         return result
     }
 }
+
+/// The mappings of a model's entities, each computed once, for one thread.
+final class MappingCache {
+    let model: Model
+    let transformers: ValueTransformerRegistry
+    private var mappings: [String: EntityMapping] = [:]
+
+    init(model: Model, transformers: ValueTransformerRegistry) {
+        self.model = model
+        self.transformers = transformers
+    }
+
+    func mapping(for entity: Entity) throws -> EntityMapping {
+        if let mapping = mappings[entity.name] { return mapping }
+        let mapping = try EntityMapping(entity: entity, model: model, transformers: transformers)
+        mappings[entity.name] = mapping
+        return mapping
+    }
+}

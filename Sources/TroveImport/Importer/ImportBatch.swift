@@ -7,35 +7,34 @@ import TroveModel
 struct ImportBatch {
     let importer: Importer
     let entity: Entity
-    let records: ArraySlice<JSONValue>
-    let firstIndex: Int
+    let parsed: ParsedRecords
+    /// Store metadata saved in the batch's transaction (a streamed import's checkpoint).
+    var metadata: [String: String?] = [:]
     private var rejected: [Int: RejectedRecord] = [:]
 
-    init(importer: Importer, entity: Entity, records: ArraySlice<JSONValue>, firstIndex: Int) {
+    /// A batch of records read already (perhaps on another thread).
+    init(importer: Importer, entity: Entity, parsed: ParsedRecords) {
         self.importer = importer
         self.entity = entity
-        self.records = records
-        self.firstIndex = firstIndex
+        self.parsed = parsed
+    }
+
+    /// A batch of `records`, the first at position `firstIndex` of the input.
+    init(importer: Importer, entity: Entity, records: ArraySlice<JSONValue>, firstIndex: Int) {
+        let parser = ImportParser(hooks: importer.options.hooks) { [importer] entity in try importer.mapping(for: entity) }
+        self.init(importer: importer, entity: entity, parsed: ParsedRecords(records, as: entity, firstIndex: firstIndex, parser: parser))
     }
 
     private var context: ObjectContext { importer.context }
+    private var firstIndex: Int { parsed.firstIndex }
 
     /// Imports the batch and saves it; adds the keys of imported top-level records to `seen`.
     mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
-        let parser = ImportParser(hooks: importer.options.hooks) { [importer] entity in try importer.mapping(for: entity) }
-        var plans: [(index: Int, node: ImportNode)] = []
-        var skipped = 0
-        for (offset, record) in records.enumerated() {
-            let index = firstIndex + offset
-            do {
-                if let node = try parser.parse(record, as: entity, path: "") {
-                    plans.append((index, node))
-                } else {
-                    skipped += 1
-                }
-            } catch let rejection as Rejection {
-                try reject(rejection.rejected(index: index, record: record))
-            }
+        if let failure = parsed.failure { throw failure }
+        let plans = parsed.plans
+        let skipped = parsed.skipped
+        for rejection in parsed.rejected {
+            try reject(rejection)
         }
 
         while true {
@@ -62,6 +61,7 @@ struct ImportBatch {
             if failed { continue }
             do {
                 let counts = application.counts()
+                for (key, value) in metadata { context.setStoreMetadata(value, forKey: key) }
                 try context.save()
                 return report(accepted, skipped: skipped, counts: counts, seen: &seen)
             } catch let error as ValidationError {
@@ -100,7 +100,7 @@ struct ImportBatch {
     private func report(_ accepted: [(index: Int, node: ImportNode)], skipped: Int,
                         counts: [String: ImportReport.EntityCounts], seen: inout Set<UniqueKey>) -> ImportReport {
         var report = ImportReport()
-        report.recordsRead = records.count
+        report.recordsRead = parsed.count
         report.recordsImported = accepted.count
         report.recordsSkipped = skipped
         report.entities = counts
@@ -118,5 +118,40 @@ struct ImportBatch {
             for (key, count) in keys { report.unknownKeys["\(entity).\(key)", default: 0] += count }
         }
         return report
+    }
+}
+
+/// Top-level records read into plans, not applied yet: what the import of a batch starts from.
+/// Reading touches no context, so a streamed import reads the next chunk on its reader thread.
+struct ParsedRecords {
+    let firstIndex: Int
+    /// The number of records read.
+    let count: Int
+    var plans: [(index: Int, node: ImportNode)] = []
+    /// Records a before-record hook skipped.
+    var skipped = 0
+    /// Records that could not be read, in input order.
+    var rejected: [RejectedRecord] = []
+    /// What stopped the reading when it was not a record's fault (e.g. an unknown transformer).
+    var failure: (any Error)?
+
+    init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
+        self.firstIndex = firstIndex
+        count = records.count
+        for (offset, record) in records.enumerated() {
+            let index = firstIndex + offset
+            do {
+                if let node = try parser.parse(record, as: entity, path: "") {
+                    plans.append((index, node))
+                } else {
+                    skipped += 1
+                }
+            } catch let rejection as Rejection {
+                rejected.append(rejection.rejected(index: index, record: record))
+            } catch {
+                failure = error
+                return
+            }
+        }
     }
 }

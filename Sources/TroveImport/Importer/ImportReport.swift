@@ -36,6 +36,24 @@ public struct ImportReport: Sendable, Codable, Hashable {
     public var rejected: [RejectedRecord] = []
     /// Why a sync scope deleted nothing, when it did not run.
     public var syncScopeSkipped: String?
+    /// Where a streamed import resumed from its checkpoint: the records before it were
+    /// imported by an earlier, interrupted run (and are not counted here); `nil` for a run
+    /// from the start.
+    public var resumedAt: ResumePoint?
+
+    /// Where an interrupted streamed import picked up again.
+    public struct ResumePoint: Sendable, Codable, Hashable {
+        /// Top-level records read before the checkpoint.
+        public var records: Int
+        /// Byte offset of the checkpoint in the input.
+        public var byteOffset: Int64
+
+        /// Creates a resume point.
+        public init(records: Int, byteOffset: Int64) {
+            self.records = records
+            self.byteOffset = byteOffset
+        }
+    }
 
     /// An empty report.
     public init() {}
@@ -52,6 +70,7 @@ public struct ImportReport: Sendable, Codable, Hashable {
         unknownKeys.merge(other.unknownKeys, uniquingKeysWith: +)
         rejected += other.rejected
         syncScopeSkipped = other.syncScopeSkipped ?? syncScopeSkipped
+        resumedAt = resumedAt ?? other.resumedAt
     }
 }
 
@@ -93,6 +112,7 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidJSON, rootNotFound, unknownEntity, unknownTransformer, contextHasChanges, recordRejected, syncScope
+            case unreadableInput, cancelled
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -111,6 +131,10 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
         public static let recordRejected = Code(.recordRejected)
         /// The sync scope cannot be used (its entity has no unique key, or the predicate is wrong).
         public static let syncScope = Code(.syncScope)
+        /// The input cannot be opened or read (or a resume cannot reach its checkpoint in it).
+        public static let unreadableInput = Code(.unreadableInput)
+        /// The import was cancelled; it stopped at a chunk boundary with its checkpoint kept.
+        public static let cancelled = Code(.cancelled)
 
         public var description: String { base.rawValue }
     }

@@ -20,7 +20,7 @@ public final class Importer {
     public let context: ObjectContext
     /// How the import runs.
     public let options: ImportOptions
-    private var mappings: [String: EntityMapping] = [:]
+    private lazy var mappings = MappingCache(model: context.model, transformers: options.transformers)
 
     /// An importer working in `context`, which must have no unsaved changes when an import starts.
     public init(context: ObjectContext, options: ImportOptions = ImportOptions()) {
@@ -59,15 +59,7 @@ public final class Importer {
     /// - Throws: ``ImportError`` for an unknown entity, a context with unsaved changes, a bad
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
-        guard let entity = context.model.entity(named: entityName), !entity.isAbstract else {
-            throw ImportError(.unknownEntity, "cannot import into '\(entityName)': the model has no such entity, or it is abstract; entities: \(context.model.entities.map(\.name).joined(separator: ", "))")
-        }
-        guard !context.hasChanges else {
-            throw ImportError(.contextHasChanges, "the context has unsaved changes, which the import's saves would write or discard; save or roll back first")
-        }
-        if options.syncScope != nil && entity.uniqueBy.isEmpty {
-            throw ImportError(.syncScope, "a sync scope needs \(entity.name) to have a unique key, to know which objects the payload names")
-        }
+        let entity = try importTarget(entityName)
         var report = ImportReport()
         var seen: Set<UniqueKey> = []
         var start = 0
@@ -89,17 +81,28 @@ public final class Importer {
         return report
     }
 
+    /// The entity top-level records go into, once checked that an import can start.
+    func importTarget(_ entityName: String) throws -> Entity {
+        guard let entity = context.model.entity(named: entityName), !entity.isAbstract else {
+            throw ImportError(.unknownEntity, "cannot import into '\(entityName)': the model has no such entity, or it is abstract; entities: \(context.model.entities.map(\.name).joined(separator: ", "))")
+        }
+        guard !context.hasChanges else {
+            throw ImportError(.contextHasChanges, "the context has unsaved changes, which the import's saves would write or discard; save or roll back first")
+        }
+        if options.syncScope != nil && entity.uniqueBy.isEmpty {
+            throw ImportError(.syncScope, "a sync scope needs \(entity.name) to have a unique key, to know which objects the payload names")
+        }
+        return entity
+    }
+
     /// The mapping of an entity, computed once.
     func mapping(for entity: Entity) throws -> EntityMapping {
-        if let mapping = mappings[entity.name] { return mapping }
-        let mapping = try EntityMapping(entity: entity, model: context.model, transformers: options.transformers)
-        mappings[entity.name] = mapping
-        return mapping
+        try mappings.mapping(for: entity)
     }
 
     // MARK: Sync scope
 
-    private func sync(_ entity: Entity, scope: TroveModel.Predicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
+    func sync(_ entity: Entity, scope: TroveModel.Predicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
         guard report.rejected.isEmpty else {
             report.syncScopeSkipped = "\(report.rejected.count) record(s) were rejected, so the payload is not the whole truth; nothing was deleted"
             return

@@ -1,0 +1,142 @@
+import Foundation
+import TroveModel
+
+extension Importer {
+    /// Imports the records of a file or of standard input as they stream in, a chunk
+    /// (`options.batchSize` records) per transaction, holding only a chunk or two in memory.
+    ///
+    /// ```swift
+    /// let report = try importer.importStream(.file(url), into: "Photo", format: .json(root: "photos.photo"))
+    /// ```
+    /// Each chunk is saved together with a checkpoint in the store's metadata (see
+    /// ``ImportCheckpoint``); after an interruption — a crash, a kill, ``ImportError/Code/cancelled`` —
+    /// importing the same input with the same options again resumes just after the last saved
+    /// chunk, so that no record is lost or imported twice. The last chunk removes the checkpoint.
+    /// The next chunk is read, parsed and coerced on a thread of its own while this one is
+    /// saved (so before-record hooks run on that thread; they are `@Sendable`). The context is
+    /// reset after each chunk, so objects fetched in it before are let go.
+    ///
+    /// With a sync scope the import always starts from the first record and writes no
+    /// checkpoint (the scope must see every record of the input in one run).
+    /// - Parameters:
+    ///   - resume: `.restart` ignores the checkpoint.
+    ///   - progress: called after each chunk is saved.
+    ///   - isCancelled: asked after each chunk; `true` stops the import there, checkpoint kept.
+    /// - Throws: ``ImportError``: `.invalidJSON` with the byte offset (and line, for NDJSON) of
+    ///   the fault, the records before it imported and in the error's report; `.cancelled`;
+    ///   `.unreadableInput`; or as ``importRecords(_:into:)``.
+    public func importStream(_ input: ImportInput, into entityName: String, format: RecordFormat = .json(root: nil),
+                             resume: ResumeMode = .resume, progress: ((ImportProgress) -> Void)? = nil,
+                             isCancelled: (() -> Bool)? = nil) throws -> ImportReport {
+        let entity = try importTarget(entityName)
+        let bytes = try ByteInput(input)
+        let head = String(try bytes.headDigest(), radix: 16)
+        let totalBytes = bytes.size
+        let key = ImportCheckpoint.metadataKey(for: entity.name)
+        let checkpointing = options.syncScope == nil
+        let stored = try context.store.metadata()[key]
+        var report = ImportReport()
+        var start: ReadPosition?
+        if resume == .resume, checkpointing, let checkpoint = stored.flatMap(ImportCheckpoint.decode),
+           checkpoint.options == checkpointOptions(format), checkpoint.inputSize == totalBytes, checkpoint.inputHead == head {
+            start = try resumePosition(checkpoint, in: bytes)
+            if start != nil { report.resumedAt = ImportReport.ResumePoint(records: checkpoint.records, byteOffset: checkpoint.byteOffset) }
+        }
+        let template = ImportCheckpoint(entity: entity.name, input: input.description, inputSize: totalBytes, inputHead: head,
+                                        options: checkpointOptions(format), byteOffset: 0, lines: 0, records: 0,
+                                        lastRecordOffset: 0, lastRecordDigest: "", savedAt: Date())
+
+        let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
+                                     firstIndex: report.resumedAt?.records ?? 0, options: options, model: context.model,
+                                     chunkSize: options.batchSize)
+        defer { pipeline.stop() }
+        var seen: Set<UniqueKey> = []
+        var recordsBefore = report.resumedAt?.records ?? 0
+        var wroteCheckpoint = false
+        let clock = ContinuousClock()
+        let began = clock.now
+        while let item = pipeline.next() {
+            let chunk: RecordChunk
+            switch item {
+            case .success(let read): chunk = read
+            case .failure(let error as ImportError) where error.code == .invalidJSON:
+                let saved = switch report.recordsRead {
+                case 0: "nothing was imported"
+                case 1: "the record before it was imported"
+                case let count: "the \(count) records before it were imported"
+                }
+                throw ImportError(error.code, "\(error.message); \(saved)", report: report)
+            case .failure(let error): throw error
+            }
+            var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
+            if checkpointing && !chunk.isLast {
+                var checkpoint = template
+                checkpoint.byteOffset = chunk.end.offset
+                checkpoint.lines = chunk.end.line
+                checkpoint.records = recordsBefore + chunk.records.count
+                checkpoint.lastRecordOffset = chunk.lastRecordOffset
+                checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
+                checkpoint.savedAt = Date()
+                batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
+                wroteCheckpoint = true
+            } else if stored != nil || wroteCheckpoint {
+                batch.metadata.updateValue(nil, forKey: key)
+            }
+            do {
+                report.merge(try batch.run(seen: &seen))
+            } catch let error as ImportError where error.code == .recordRejected {
+                report.merge(error.report ?? ImportReport())
+                throw ImportError(.recordRejected, error.message, report: report)
+            }
+            recordsBefore += chunk.records.count
+            context.reset()
+            if let progress {
+                let elapsed = began.duration(to: clock.now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                progress(ImportProgress(bytesRead: chunk.end.offset, totalBytes: totalBytes, recordsRead: recordsBefore,
+                                        recordsRejected: report.rejected.count, elapsed: elapsed,
+                                        recordsPerSecond: seconds > 0 ? Double(report.recordsRead) / seconds : 0,
+                                        isFinished: chunk.isLast, startBytes: report.resumedAt?.byteOffset ?? 0))
+            }
+            if !chunk.isLast, isCancelled?() == true {
+                throw ImportError(.cancelled, "the import into \(entity.name) was cancelled after \(recordsBefore) records (byte \(chunk.end.offset)); its checkpoint is kept: import the same input again to resume", report: report)
+            }
+        }
+        if recordsBefore == 0, stored != nil {
+            // An empty input: what another input's checkpoint says no longer applies.
+            context.setStoreMetadata(nil, forKey: key)
+            try context.save()
+        }
+        if let scope = options.syncScope {
+            try sync(entity, scope: scope, seen: seen, report: &report)
+        }
+        return report
+    }
+
+    /// The options a checkpoint holds: those that change what the records mean.
+    private func checkpointOptions(_ format: RecordFormat) -> String {
+        "\(format), \(options.strict ? "strict" : "lenient")"
+    }
+
+    /// Where to resume from `checkpoint`, after checking that its last record is still there;
+    /// `nil` (the input at its start again) when the input changed.
+    /// - Throws: ``ImportError`` `.unreadableInput` when standard input changed (it cannot be
+    ///   read again from its start).
+    private func resumePosition(_ checkpoint: ImportCheckpoint, in bytes: ByteInput) throws -> ReadPosition? {
+        let length = Int(checkpoint.byteOffset - checkpoint.lastRecordOffset)
+        if checkpoint.lastRecordOffset >= 0, length > 0, length <= ByteInput.maximumRecordSize {
+            try bytes.skip(to: checkpoint.lastRecordOffset)
+            try bytes.ensure(length)
+            if bytes.end - bytes.start >= length,
+               String(bytes.digest(bytes.start..<(bytes.start + length)), radix: 16) == checkpoint.lastRecordDigest {
+                try bytes.skip(to: checkpoint.byteOffset)
+                return ReadPosition(offset: checkpoint.byteOffset, line: checkpoint.lines)
+            }
+        }
+        if case .standardInput = bytes.input {
+            throw ImportError(.unreadableInput, "standard input differs from the interrupted import's at byte \(checkpoint.lastRecordOffset), and it cannot be read again from its start; import with --restart")
+        }
+        try bytes.skip(to: 0)
+        return nil
+    }
+}
