@@ -152,9 +152,9 @@ enum PhotoData {
         }
     }
 
-    /// Deletes a store file with its WAL and shared-memory files.
+    /// Deletes a store file with its WAL, shared-memory and lock files.
     static func removeStore(at url: URL) {
-        for suffix in ["", "-wal", "-shm"] {
+        for suffix in ["", "-wal", "-shm", "-lock"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
     }

@@ -18,11 +18,21 @@ struct Measurement: Codable {
     var baselinePeakRSSMiB: Double?
     /// The ratio this variant aims at, e.g. `<= 1.3`; `nil` when it is reported only.
     var goal: Double?
+    /// What Trove's peak RSS aims at across row counts (read under *memory growth*), if anything.
+    var peakGoal: PeakGoal?
     /// Facts to read the figures by: the SQL run, its arguments, the query plan, result counts.
     var details: [String: String]
 
+    /// A goal for Trove's peak RSS: at the largest row count at most `growth` times that at the
+    /// smallest, and under `limitMiB`.
+    struct PeakGoal: Codable {
+        var growth: Double
+        var limitMiB: Double
+    }
+
     init(variant: String, rows: Int, operations: Int, trove: Timing, baseline: Timing, goal: Double?,
-         trovePeakRSSMiB: Double? = nil, baselinePeakRSSMiB: Double? = nil, details: [String: String] = [:]) {
+         trovePeakRSSMiB: Double? = nil, baselinePeakRSSMiB: Double? = nil, peakGoal: PeakGoal? = nil,
+         details: [String: String] = [:]) {
         self.variant = variant
         self.rows = rows
         self.operations = operations
@@ -32,6 +42,7 @@ struct Measurement: Codable {
         self.goal = goal
         self.trovePeakRSSMiB = trovePeakRSSMiB
         self.baselinePeakRSSMiB = baselinePeakRSSMiB
+        self.peakGoal = peakGoal
         self.details = details
     }
 
@@ -58,7 +69,9 @@ struct Report: Codable {
     var date: String
     var machine: Machine
     var results: [ScenarioResult]
-    /// Peak RSS of the same variant at its largest row count over its smallest (goal ≈ 1).
+    /// Peak RSS of the same variant at its largest row count over its smallest (goal ≈ 1, or
+    /// the variant's ``Measurement/PeakGoal``). Variants sharing Trove's side (the import
+    /// scenario's Trove against each baseline) appear once.
     var memoryGrowth: [MemoryGrowth]
 
     struct Machine: Codable {
@@ -76,6 +89,10 @@ struct Report: Codable {
         var smallPeakRSSMiB: Double
         var largePeakRSSMiB: Double
         var ratio: Double
+        var goal: Measurement.PeakGoal?
+
+        /// Whether the goal is met, if there is one.
+        var meetsGoal: Bool? { goal.map { ratio <= $0.growth && largePeakRSSMiB < $0.limitMiB } }
     }
 
     init(results: [ScenarioResult], sqliteVersion: String) {
@@ -92,9 +109,12 @@ struct Report: Codable {
             let runs = byVariant[key, default: []].filter { $0.1.trovePeakRSSMiB != nil }.sorted { $0.1.rows < $1.1.rows }
             guard let small = runs.first, let large = runs.last, large.1.rows > small.1.rows,
                   let smallPeak = small.1.trovePeakRSSMiB, let largePeak = large.1.trovePeakRSSMiB else { continue }
+            // The same Trove runs measured against another baseline: already listed.
+            guard !growth.contains(where: { $0.scenario == small.0 && $0.smallRows == small.1.rows && $0.largeRows == large.1.rows
+                                            && $0.smallPeakRSSMiB == smallPeak && $0.largePeakRSSMiB == largePeak }) else { continue }
             growth.append(MemoryGrowth(scenario: small.0, variant: small.1.variant, smallRows: small.1.rows,
                                        largeRows: large.1.rows, smallPeakRSSMiB: smallPeak, largePeakRSSMiB: largePeak,
-                                       ratio: largePeak / smallPeak))
+                                       ratio: largePeak / smallPeak, goal: large.1.peakGoal))
         }
         memoryGrowth = growth
     }
@@ -109,7 +129,7 @@ enum Printer {
             lines.append([
                 m.variant, grouped(m.rows), grouped(m.operations), seconds(m.trove.median), seconds(m.baseline.median),
                 String(format: "%.2fx", m.ratio),
-                m.goal.map { String(format: "<=%.1fx ", $0) + (m.meetsGoal == true ? "ok" : "MISSED") } ?? "-",
+                m.goal.map { "<=\(ratio($0))x " + (m.meetsGoal == true ? "ok" : "MISSED") } ?? "-",
                 m.trovePeakRSSMiB.map { String(format: "%.1f", $0) } ?? "-",
                 m.baselinePeakRSSMiB.map { String(format: "%.1f", $0) } ?? "-",
             ])
@@ -131,13 +151,23 @@ enum Printer {
 
     static func growth(_ report: Report) -> String {
         guard !report.memoryGrowth.isEmpty else { return "" }
-        var text = "== memory growth (Trove's peak RSS at the largest row count over the smallest; goal ≈ 1)"
+        var text = "== memory growth (Trove's peak RSS at the largest row count over the smallest; goal ≈ 1 unless given)"
         for g in report.memoryGrowth {
             text += "\n  \(g.scenario) / \(g.variant): " + String(format: "%.1f", g.smallPeakRSSMiB)
                 + " MiB at \(grouped(g.smallRows)) rows, " + String(format: "%.1f", g.largePeakRSSMiB)
                 + " MiB at \(grouped(g.largeRows)) rows: " + String(format: "%.2fx", g.ratio)
+            if let goal = g.goal {
+                text += "; goal <=\(ratio(goal.growth))x and under " + String(format: "%.0f", goal.limitMiB) + " MiB: "
+                    + (g.meetsGoal == true ? "ok" : "MISSED")
+            }
         }
         return text
+    }
+
+    /// A ratio with two decimals, or one when the second is 0: `1.25`, `0.67`, `1.3`.
+    static func ratio(_ value: Double) -> String {
+        let text = String(format: "%.2f", value)
+        return text.hasSuffix("0") ? String(text.dropLast()) : text
     }
 
     static func seconds(_ s: Double) -> String {

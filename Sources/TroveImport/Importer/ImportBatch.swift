@@ -28,7 +28,8 @@ struct ImportBatch {
     private var context: ObjectContext { importer.context }
     private var firstIndex: Int { parsed.firstIndex }
 
-    /// Imports the batch and saves it; adds the keys of imported top-level records to `seen`.
+    /// Imports the batch and saves it; with a sync scope, adds the keys of imported top-level
+    /// records to `seen` (without one, nothing needs them, and memory stays flat).
     mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
         if let failure = parsed.failure { throw failure }
         let plans = parsed.plans
@@ -107,7 +108,7 @@ struct ImportBatch {
         report.rejected = rejected.values.sorted { $0.index < $1.index }
         var unknown: [String: [String: Int]] = [:]
         for plan in accepted {
-            if let key = plan.node.key { seen.insert(key) }
+            if importer.options.syncScope != nil, let key = plan.node.key { seen.insert(key) }
             for node in plan.node.allNodes {
                 for kind in node.coercions { report.coercions[kind, default: 0] += 1 }
                 for key in node.unknownKeys { unknown[node.mapping.entity.name, default: [:]][key, default: 0] += 1 }

@@ -2,30 +2,38 @@ import Foundation
 import Trove
 
 /// JSON import of Flickr-like photos with nested owners (`gen_photos.py`): a fresh import of N
-/// records, then its update batch (30% changed, 10% new) on top of it, by Trove's `Importer`,
-/// by a hand-written importer on SQLite's C API and by GRDB Codable records, same durability,
-/// 1000 records per transaction.
+/// records, then its update batch (30% changed, 10% new) on top of it, by Trove's `Importer`
+/// (the whole file with `importJSON`, and streamed from the file with `importStream`), by a
+/// hand-written importer on SQLite's C API, by GRDB Codable records, and as SQLite's floor (the
+/// C API job's upserts with the rows built before the clock starts); same durability, 1000
+/// records per transaction.
 ///
 /// Every import runs in a process of its own (`trove-bench import-run …`, started by this one),
 /// so each peak RSS is that importer's alone and no importer inherits another's heap. The
 /// importers take turns, the order rotating each round. `JSONValue(parsing:)` alone and
 /// `JSONDecoder` alone are timed the same way, to show what parsing costs. After every import
-/// the three stores must agree (counts, sums of every column, owner links) and Trove's report
-/// must show nothing rejected and the expected inserts and updates.
+/// the stores must agree (counts, sums of every column, owner links) and each Trove report must
+/// show nothing rejected and the expected inserts and updates.
 ///
-/// Issue 7's streaming import and SQLite's floor (rows pre-built) are meant to join as further
-/// ``Contender`` cases: a case, a function in ``ImportJob``, a line in ``runChild(_:)``.
+/// Another importer joins as a further ``Contender`` case: a case, a function in ``ImportJob``,
+/// a line in ``runChild(_:)``, its goals in ``goal(_:against:)``.
 enum ImportScenario: Scenario {
     static let name = "import"
-    static let summary = "JSON import (fresh, then update) by Trove's Importer against the C API and GRDB records"
+    static let summary = "JSON import (fresh, then update) by Trove's Importer, whole and streamed, against the C API, GRDB records and SQLite's floor"
     static let defaultRows = 100_000
     /// The hidden command a child process runs: one import, its result as JSON on stdout.
     static let runCommand = "import-run"
 
     enum Contender: String, CaseIterable, Codable {
+        /// `Importer.importJSON` of the whole file, read into memory first.
         case trove
+        /// `Importer.importStream` of the file, read as it goes (issue 7).
+        case troveStream = "trove-stream"
         case cAPI = "c-api"
         case grdb
+        /// The C API job's upserts with the rows decoded and made bindable before the clock
+        /// starts: SQLite's own time.
+        case sqliteFloor = "sqlite-floor"
         /// `JSONValue(parsing:)` of the fresh payload, nothing else.
         case troveParse = "trove-parse"
         /// `JSONDecoder` into the baselines' structs, nothing else.
@@ -34,15 +42,42 @@ enum ImportScenario: Scenario {
         var title: String {
             switch self {
             case .trove: "Trove"
+            case .troveStream: "Trove (streaming)"
             case .cAPI: "C API"
             case .grdb: "GRDB"
+            case .sqliteFloor: "SQLite floor"
             case .troveParse: "JSONValue(parsing:)"
             case .decode: "JSONDecoder"
             }
         }
 
-        var writes: Bool { self == .trove || self == .cAPI || self == .grdb }
+        /// The importers, in the order of the first round (`--only` keeps some).
+        static let importers: [Contender] = [.trove, .troveStream, .cAPI, .grdb, .sqliteFloor]
+
+        var writes: Bool { Self.importers.contains(self) }
+        /// Trove's side of the comparisons; the other importers are its baselines.
+        var isTrove: Bool { self == .trove || self == .troveStream }
+        /// Whether the child reads the whole input file into memory before the clock starts.
+        var readsWholeFile: Bool { self != .troveStream }
     }
+
+    /// The goal of `trove`'s time over `baseline`'s (≤), or `nil` for a ratio reported only.
+    /// Issue 5: Trove's import at least as fast as the C API job and twice GRDB. Issue 7:
+    /// the streaming import 1.5 times the C API job's records/s, and within 1.25x of SQLite's
+    /// floor.
+    static func goal(_ trove: Contender, against baseline: Contender) -> Double? {
+        switch (trove, baseline) {
+        case (.trove, .cAPI): 1.0
+        case (.trove, .grdb): 0.5
+        case (.troveStream, .cAPI): 1 / 1.5
+        case (.troveStream, .sqliteFloor): 1.25
+        default: nil
+        }
+    }
+
+    /// Issue 7's memory goal for the streaming import: its peak RSS at the largest record count
+    /// at most 1.3x that at the smallest, and under 200 MiB (read under *memory growth*).
+    static let streamingPeakGoal = Measurement.PeakGoal(growth: 1.3, limitMiB: 200)
 
     enum Phase: String, Codable, CaseIterable {
         case fresh, update
@@ -54,11 +89,14 @@ enum ImportScenario: Scenario {
         let files = try ImportPayload.files(records: records, scratch: settings.scratch, generator: generator)
         let directory = settings.scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        // `--only trove,c-api` runs some importers only (the others' columns are left out).
+        // `--only trove-stream,c-api` runs some importers only (the others' columns are left out).
         let wanted = settings.only.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
-        let importers = [Contender.trove, .cAPI, .grdb].filter { wanted?.contains($0.rawValue) ?? true }
-        guard importers.contains(.trove) else { throw SQLiteFailure(description: "--only must include trove") }
-        let extras = [Contender.troveParse] + (importers.contains(.cAPI) || importers.contains(.grdb) ? [.decode] : [])
+        if let unknown = wanted?.first(where: { name in !Contender.importers.contains { $0.rawValue == name } }) {
+            throw SQLiteFailure(description: "--only: no importer '\(unknown)'; importers: \(Contender.importers.map(\.rawValue).joined(separator: ", "))")
+        }
+        let importers = Contender.importers.filter { wanted?.contains($0.rawValue) ?? true }
+        guard importers.contains(where: \.isTrove) else { throw SQLiteFailure(description: "--only must include trove or trove-stream") }
+        let extras = [Contender.troveParse] + (importers.contains { !$0.isTrove } ? [.decode] : [])
         let updateRecords = records * 3 / 10 + records / 10
         func store(_ importer: Contender) -> URL { directory.appendingPathComponent("import-\(importer.rawValue).trove") }
         defer { for importer in importers { PhotoData.removeStore(at: store(importer)) } }
@@ -78,12 +116,12 @@ enum ImportScenario: Scenario {
                     log(String(format: "  %@ %@ %@: %.2f s, peak %.0f MiB", measured ? "round \(round - settings.warmups + 1)" : "warm-up",
                                importer.title, phase.rawValue, result.seconds, Memory.mebibytes(result.peakRSS) ?? 0))
                     if let fingerprint = result.fingerprint { roundPrints[phase, default: []].append((importer, fingerprint)) }
-                    if importer == .trove, phase == .fresh, let owners = result.fingerprint?.owners,
+                    if importer.isTrove, phase == .fresh, let owners = result.fingerprint?.owners,
                        result.report?.ownersInserted != Int(owners) {
-                        throw SQLiteFailure(description: "Trove's report has \(result.report?.ownersInserted ?? 0) owners inserted, its store \(owners)")
+                        throw SQLiteFailure(description: "\(importer.title)'s report has \(result.report?.ownersInserted ?? 0) owners inserted, its store \(owners)")
                     }
-                    if importer == .trove {
-                        try check(result.report, phase: phase, records: phase == .fresh ? records : updateRecords,
+                    if importer.isTrove {
+                        try check(result.report, of: importer, phase: phase, records: phase == .fresh ? records : updateRecords,
                                   inserted: phase == .fresh ? records : records / 10, updated: phase == .fresh ? 0 : records * 3 / 10)
                     }
                     if measured { runs["\(importer.rawValue)/\(phase.rawValue)", default: []].append(result) }
@@ -116,12 +154,13 @@ enum ImportScenario: Scenario {
                       runs: runs, fingerprints: fingerprints)
     }
 
-    /// Fails unless Trove's report shows every record landed as expected.
-    private static func check(_ report: ImportRun.TroveReport?, phase: Phase, records: Int, inserted: Int, updated: Int) throws {
-        guard let report else { throw SQLiteFailure(description: "Trove's \(phase) import returned no report") }
+    /// Fails unless a Trove importer's report shows every record landed as expected.
+    private static func check(_ report: ImportRun.TroveReport?, of importer: Contender, phase: Phase,
+                              records: Int, inserted: Int, updated: Int) throws {
+        guard let report else { throw SQLiteFailure(description: "\(importer.title)'s \(phase) import returned no report") }
         guard report.rejected == 0, report.recordsImported == records, report.photosInserted == inserted,
               report.photosUpdated == updated else {
-            throw SQLiteFailure(description: "Trove's \(phase) report: \(report); expected \(records) imported, "
+            throw SQLiteFailure(description: "\(importer.title)'s \(phase) report: \(report); expected \(records) imported, "
                                 + "\(inserted) photos inserted, \(updated) updated, none rejected")
         }
     }
@@ -147,23 +186,29 @@ enum ImportScenario: Scenario {
 
     /// `trove-bench import-run --importer NAME --phase fresh|update --input FILE [--store FILE]`:
     /// one import in this process; prints an ``ImportRun`` as JSON. A fresh import starts from
-    /// an empty store with Trove's schema; an update applies to the store as it is.
+    /// an empty store with Trove's schema; an update applies to the store as it is. Every
+    /// importer but `trove-stream` reads the whole file into memory before its clock starts (and
+    /// its peak RSS counts it); `trove-stream` is given the file's URL only.
     static func runChild(_ options: [String: String]) throws {
         guard let importer = options["importer"].flatMap(Contender.init(rawValue:)),
               let phase = options["phase"].flatMap(Phase.init(rawValue:)), let input = options["input"] else {
-            throw SQLiteFailure(description: "usage: \(runCommand) --importer trove|c-api|grdb|trove-parse|decode --phase fresh|update --input FILE [--store FILE]")
+            let names = Contender.allCases.map(\.rawValue).joined(separator: "|")
+            throw SQLiteFailure(description: "usage: \(runCommand) --importer \(names) --phase fresh|update --input FILE [--store FILE]")
         }
         let store = options["store"].map { URL(fileURLWithPath: $0) }
         if importer.writes {
             guard let store else { throw SQLiteFailure(description: "\(importer.rawValue) needs --store") }
             if phase == .fresh { try ImportPayload.createEmptyStore(at: store) }
         }
-        let data = try Data(contentsOf: URL(fileURLWithPath: input))
+        let file = URL(fileURLWithPath: input)
+        let data = importer.readsWholeFile ? try Data(contentsOf: file) : Data()
         let timing: ImportJob.Timing
         switch importer {
         case .trove: timing = try ImportJob.trove(data, store: store!)
+        case .troveStream: timing = try ImportJob.troveStream(file, store: store!)
         case .cAPI: timing = try ImportJob.cAPI(data, store: store!)
         case .grdb: timing = try ImportJob.grdb(data, store: store!)
+        case .sqliteFloor: timing = try ImportJob.sqliteFloor(data, store: store!)
         case .troveParse: timing = try ImportJob.troveParse(data)
         case .decode: timing = try ImportJob.decode(data)
         }
@@ -191,45 +236,63 @@ enum ImportScenario: Scenario {
         }
         func rate(_ count: Int, _ t: Timing) -> String { String(format: "%.0f rec/s", Double(count) / t.median) }
 
+        let troves = importers.filter(\.isTrove)
+        let baselines = importers.filter { !$0.isTrove }
         var measurements: [Measurement] = []
         var notes: [String] = []
         let parse = timing(.troveParse, .fresh)
         for phase in Phase.allCases {
             let count = phase == .fresh ? records : updateRecords
-            let trove = timing(.trove, phase)
-            var line = "\(phase) (\(count) records): Trove \(rate(count, trove))"
-            for baseline in importers where baseline != .trove {
-                let base = timing(baseline, phase)
-                // Throughput goals of issue 5: ≥ 1.0x the C API, ≥ 2x GRDB, as time ratios.
-                let goal = baseline == .cAPI ? 1.0 : 0.5
-                var details = [
-                    "troveRecordsPerSecond": String(format: "%.0f", Double(count) / trove.median),
-                    "baselineRecordsPerSecond": String(format: "%.0f", Double(count) / base.median),
-                    "throughputRatio": String(format: "%.3f", base.median / trove.median),
-                    "baseline": baseline.title,
-                ]
-                if let decode = part(baseline, phase, "decode"), let write = part(baseline, phase, "write") {
-                    details["baselineDecodeSeconds"] = String(format: "%.3f", decode)
-                    details["baselineWriteSeconds"] = String(format: "%.3f", write)
+            // Every importer's records/s, then each Trove importer's throughput over each baseline's.
+            notes.append("\(phase) (\(count) records): " + importers.map { importer in
+                var text = "\(importer.title) \(rate(count, timing(importer, phase)))"
+                if importer == .sqliteFloor, let prebuild = part(importer, phase, "prebuild") {
+                    text += String(format: " (rows built before, untimed, in %.2f s)", prebuild)
+                } else if let decode = part(importer, phase, "decode"), let write = part(importer, phase, "write") {
+                    text += String(format: " (decode %.2f s + SQLite %.2f s)", decode, write)
                 }
-                if phase == .fresh, !parse.samples.isEmpty { details["troveParseSeconds"] = String(format: "%.3f", parse.median) }
-                if let fingerprint = fingerprints[phase] { details["stores"] = fingerprint.description }
-                measurements.append(Measurement(
-                    variant: "\(phase): Trove vs \(baseline.title)", rows: records, operations: count,
-                    trove: trove, baseline: base, goal: goal,
-                    trovePeakRSSMiB: peak(.trove, phase), baselinePeakRSSMiB: peak(baseline, phase), details: details))
-                line += ", \(baseline.title) \(rate(count, base))"
-                if let decode = part(baseline, phase, "decode"), let write = part(baseline, phase, "write") {
-                    line += String(format: " (decode %.2f s + SQLite %.2f s)", decode, write)
+                return text
+            }.joined(separator: ", "))
+            for trove in troves {
+                let troveTiming = timing(trove, phase)
+                var ratios: [String] = []
+                for baseline in baselines {
+                    let base = timing(baseline, phase)
+                    let goal = goal(trove, against: baseline)
+                    var details = [
+                        "importer": trove.title,
+                        "troveRecordsPerSecond": String(format: "%.0f", Double(count) / troveTiming.median),
+                        "baselineRecordsPerSecond": String(format: "%.0f", Double(count) / base.median),
+                        "throughputRatio": String(format: "%.3f", base.median / troveTiming.median),
+                        "baseline": baseline.title,
+                    ]
+                    if let decode = part(baseline, phase, "decode") { details["baselineDecodeSeconds"] = String(format: "%.3f", decode) }
+                    if let write = part(baseline, phase, "write") { details["baselineWriteSeconds"] = String(format: "%.3f", write) }
+                    if let prebuild = part(baseline, phase, "prebuild") {
+                        details["baselinePrebuildSeconds"] = String(format: "%.3f", prebuild)
+                    }
+                    if phase == .fresh, !parse.samples.isEmpty { details["troveParseSeconds"] = String(format: "%.3f", parse.median) }
+                    if let fingerprint = fingerprints[phase] { details["stores"] = fingerprint.description }
+                    measurements.append(Measurement(
+                        variant: "\(phase): \(trove.title) vs \(baseline.title)", rows: records, operations: count,
+                        trove: troveTiming, baseline: base, goal: goal,
+                        trovePeakRSSMiB: peak(trove, phase), baselinePeakRSSMiB: peak(baseline, phase),
+                        peakGoal: trove == .troveStream ? streamingPeakGoal : nil, details: details))
+                    ratios.append("\(baseline.title)'s \(Printer.ratio(base.median / troveTiming.median))x"
+                        + (goal.map { " (goal ≥ \(Printer.ratio(1 / $0))x)" } ?? ""))
                 }
-                line += String(format: " → Trove/%@ %.2fx", baseline.title, base.median / trove.median)
+                if !ratios.isEmpty {
+                    notes.append("  \(phase): \(trove.title)'s records/s over " + ratios.joined(separator: ", "))
+                }
             }
-            notes.append(line + " (throughput ratios)")
         }
         if !parse.samples.isEmpty {
-            let trove = timing(.trove, .fresh)
-            var line = String(format: "where Trove's fresh import goes: JSONValue(parsing:) alone %.2f s of %.2f s (%.0f%%), the rest (read, coerce, find-or-create, apply, save) %.2f s",
-                              parse.median, trove.median, 100 * parse.median / trove.median, trove.median - parse.median)
+            var line = String(format: "where Trove's fresh import goes: JSONValue(parsing:) of the whole file alone %.2f s", parse.median)
+            for trove in troves {
+                let total = timing(trove, .fresh).median
+                line += String(format: "; of %@'s %.2f s %.0f%%, the rest (read, coerce, find-or-create, apply, save) %.2f s",
+                               trove.title, total, 100 * parse.median / total, total - parse.median)
+            }
             let decode = timing(.decode, .fresh)
             if !decode.samples.isEmpty {
                 line += String(format: "; JSONDecoder into structs alone %.2f s", decode.median)
@@ -240,14 +303,21 @@ enum ImportScenario: Scenario {
             }
             notes.append(line)
         }
-        notes.append("peak RSS, each import in its own process (input file in memory included): "
+        notes.append("peak RSS, each import in its own process (the whole input file in memory included, except for "
+            + "Trove (streaming), which reads it as it goes): "
             + importers.map { importer in
                 "\(importer.title) " + Phase.allCases.map { String(format: "%@ %.0f MiB", $0.rawValue, peak(importer, $0) ?? 0) }.joined(separator: ", ")
             }.joined(separator: "; "))
+        if troves.contains(.troveStream) {
+            notes.append("Trove (streaming)'s peak RSS: "
+                + Phase.allCases.map { String(format: "%@ %.0f MiB", $0.rawValue, peak(.troveStream, $0) ?? 0) }.joined(separator: ", ")
+                + String(format: "; goal at 1M records: under %.0f MiB and at most %@x the 100k run's (memory growth compares the two runs)",
+                         streamingPeakGoal.limitMiB, Printer.ratio(streamingPeakGoal.growth)))
+        }
         for phase in Phase.allCases {
             if let fingerprint = fingerprints[phase] { notes.append("every store after \(phase): \(fingerprint)") }
         }
-        if importers.count < 3 {
+        if importers.count < Contender.importers.count {
             notes.append("importers run: \(importers.map(\.title).joined(separator: ", ")) (--only)")
         }
         return ScenarioResult(scenario: name, rows: records, repetitions: settings.repetitions, warmups: settings.warmups,
