@@ -98,7 +98,7 @@ public struct ImportProgress: Sendable, Hashable {
     /// The time left at this run's rate, when the input's size is known.
     public var estimatedTimeRemaining: Duration? {
         guard let fraction = fractionCompleted, fraction > 0, let totalBytes else { return nil }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let doneThisRun = Double(bytesRead - startBytes)
         guard doneThisRun > 0 else { return nil }
         return .seconds(seconds * Double(totalBytes - bytesRead) / doneThisRun)
@@ -119,4 +119,9 @@ public struct ImportProgress: Sendable, Hashable {
         self.isFinished = isFinished
         self.startBytes = startBytes
     }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -92,7 +92,7 @@ extension Importer {
             context.reset()
             if let progress {
                 let elapsed = began.duration(to: clock.now)
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let seconds = elapsed.inSeconds
                 progress(ImportProgress(bytesRead: chunk.end.offset, totalBytes: totalBytes, recordsRead: recordsBefore,
                                         recordsRejected: report.rejected.count, elapsed: elapsed,
                                         recordsPerSecond: seconds > 0 ? Double(report.recordsRead) / seconds : 0,
