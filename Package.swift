@@ -29,7 +29,7 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveContext", dependencies: ["TroveModel", "TroveStore"], swiftSettings: sharedSettings),
-        .target(name: "TroveImport", dependencies: ["TroveModel", "TroveContext"], swiftSettings: sharedSettings),
+        .target(name: "TroveImport", dependencies: ["TroveModel", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
         .target(
             name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext", "TroveImport"],
             swiftSettings: sharedSettings),

@@ -45,6 +45,9 @@ struct ImportSummary {
             lines.append("unknown keys (ignored): " + Self.top(report.unknownKeys.map { ($0.key, $0.value) }, Self.unknownKeysShown, unit: "key"))
         }
         lines += rejections()
+        if let reason = report.appliedAsObjects {
+            lines.append("applied through objects, the slower path, because \(reason)")
+        }
         if let syncScope {
             lines.append("sync scope (\(syncScope)): " + syncOutcome())
         }

@@ -2,23 +2,40 @@ import TroveModel
 
 /// How one entity's objects are read from JSON records, computed once per entity and cached by
 /// the importer: for each attribute and relationship, the key paths to look for (in order), and
-/// the coercer that turns JSON into the attribute's type.
-struct EntityMapping {
-    struct AttributeMapping {
+/// the coercer that turns JSON into the attribute's type. Classes, so that reading a record
+/// walks them without copying them.
+final class EntityMapping {
+    final class AttributeMapping {
         let index: Int
         let attribute: Attribute
         /// Candidate key paths, tried in order; each is the keys to follow into nested objects.
         let keyPaths: [[String]]
         let coercer: AttributeCoercer
+
+        init(index: Int, attribute: Attribute, keyPaths: [[String]], coercer: AttributeCoercer) {
+            self.index = index
+            self.attribute = attribute
+            self.keyPaths = keyPaths
+            self.coercer = coercer
+        }
     }
 
-    struct RelationshipMapping {
+    final class RelationshipMapping {
         let index: Int
         let relationship: Relationship
         let keyPaths: [[String]]
         let destination: Entity
         /// The destination attribute a scalar reference is matched against, and its coercer.
         let referenceKey: (index: Int, coercer: AttributeCoercer)?
+
+        init(index: Int, relationship: Relationship, keyPaths: [[String]], destination: Entity,
+             referenceKey: (index: Int, coercer: AttributeCoercer)?) {
+            self.index = index
+            self.relationship = relationship
+            self.keyPaths = keyPaths
+            self.destination = destination
+            self.referenceKey = referenceKey
+        }
     }
 
     let entity: Entity

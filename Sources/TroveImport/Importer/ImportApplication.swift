@@ -36,43 +36,15 @@ struct ImportApplication {
             let entity = node.mapping.entity
             toMany[entity.rootName, default: []].formUnion(node.toMany.map { entity.relationships[$0.index].name })
         }
-        /// Keys of one constraint of one hierarchy: looked up together.
-        struct Group: Hashable, Comparable {
-            let root: String
-            let attributes: [Int]
-            static func < (a: Group, b: Group) -> Bool {
-                (a.root, a.attributes.map(String.init).joined(separator: ",")) < (b.root, b.attributes.map(String.init).joined(separator: ","))
-            }
-        }
-        var groups: [Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
-        func add(_ key: UniqueKey, _ entity: Entity) {
-            groups[Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
-        }
-        for node in nodes {
-            if let key = node.key { add(key, node.mapping.entity) }
-        }
-        for (key, destination) in references { add(key, destination) }
-
-        for group in groups.keys.sorted() {
-            guard let (entity, keys) = groups[group], let sample = keys.first else { continue }
-            let names = sample.attributes.map { entity.attributes[$0].name }
-            var request = FetchRequest(entityName: context.model.entity(named: sample.root)?.name ?? entity.name)
-            request.relationshipKeyPathsForPrefetching = (toMany[sample.root] ?? []).filter { entity.relationship(named: $0) != nil }.sorted()
-            if names.count == 1 {
-                request.predicate = try Predicate(format: "%K IN %@", names[0], keys.map { $0.values[0] })
-            } else {
-                let clause = "(" + names.map { _ in "%K == %@" }.joined(separator: " AND ") + ")"
-                let format = Array(repeating: clause, count: keys.count).joined(separator: " OR ")
-                var arguments: [any PredicateArgument] = []
-                for key in keys {
-                    for (name, value) in zip(names, key.values) { arguments += [name, value] }
-                }
-                request.predicate = try Predicate(format: format, arguments: arguments)
-            }
+        for (group, entity, keys) in UniqueKey.lookups(nodes, references: references) {
+            let names = group.attributes.map { entity.attributes[$0].name }
+            var request = FetchRequest(entityName: context.model.entity(named: group.root)?.name ?? entity.name)
+            request.relationshipKeyPathsForPrefetching = (toMany[group.root] ?? []).filter { entity.relationship(named: $0) != nil }.sorted()
+            request.predicate = try UniqueKey.predicate(matching: keys, of: entity)
             let results = try context.fetch(request)
             for object in results {
                 let values = try names.map { try object.value(forKey: $0) }
-                identity[UniqueKey(root: sample.root, attributes: sample.attributes, values: values)] = object
+                identity[UniqueKey(root: group.root, attributes: group.attributes, values: values)] = object
             }
             found.append(results)
         }
@@ -162,9 +134,10 @@ struct ImportApplication {
 
     // MARK: Results
 
-    /// The record to blame for an object the save refused.
-    func record(touching id: ObjectID) -> Int? {
-        touchedBy[id]
+    /// The last record that touched an object the save refused, and the object's key.
+    func touched(_ id: ObjectID) -> (record: Int, key: UniqueKey?)? {
+        guard let record = touchedBy[id] else { return nil }
+        return (record, identity.first { $0.value.objectID == id }?.key)
     }
 
     /// What the batch did per entity (before its save: inserted objects still have temporary IDs).

@@ -1,5 +1,6 @@
 import TroveContext
 import TroveModel
+import TroveStore
 
 /// One batch of top-level records: read, find-or-create, apply, save. When applying or saving
 /// fails for some records, the context is rolled back and the batch runs again without them,
@@ -28,21 +29,62 @@ struct ImportBatch {
     private var context: ObjectContext { importer.context }
     private var firstIndex: Int { parsed.firstIndex }
 
-    /// Imports the batch and saves it; with a sync scope, adds the keys of imported top-level
-    /// records to `seen` (without one, nothing needs them, and memory stays flat).
+    /// Imports the batch and saves it — as rows when nothing needs objects (see
+    /// ``RowApplication``), else as objects; with a sync scope, adds the keys of imported
+    /// top-level records to `seen` (without one, nothing needs them, and memory stays flat).
     mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
         if let failure = parsed.failure { throw failure }
-        let plans = parsed.plans
-        let skipped = parsed.skipped
         for rejection in parsed.rejected {
             try reject(rejection)
         }
+        let obstacle = context.rowSaveObstacle ?? RowApplication.unsupportedReason(
+            nodes: parsed.plans.flatMap(\.nodes), references: parsed.plans.flatMap(\.references),
+            context: context, hooks: importer.options.hooks)
+        guard let obstacle else { return try runAsRows(seen: &seen) }
+        var report = try runAsObjects(seen: &seen)
+        report.appliedAsObjects = obstacle
+        return report
+    }
 
+    private mutating func runAsRows(seen: inout Set<UniqueKey>) throws -> ImportReport {
+        var conflicts = 0
         while true {
-            let accepted = plans.filter { rejected[$0.index] == nil }
+            let accepted = parsed.plans.filter { rejected[$0.index] == nil }
+            var rows = RowApplication(context: context)
+            try rows.findExisting(accepted.flatMap(\.nodes), references: accepted.flatMap(\.references))
+            var failed = false
+            for plan in accepted {
+                do {
+                    try rows.apply(plan.node, record: plan.index)
+                } catch {
+                    try reject(Rejection(path: plan.node.path, value: nil, expected: "",
+                                         reason: "\(error)").rejected(index: plan.index, record: plan.node.record))
+                    failed = true
+                    break
+                }
+            }
+            if failed { continue }
+            let failures = rows.validate()
+            if !failures.isEmpty {
+                try rejectInvalid(ValidationError(failures: failures), accepted, blaming: rows.touched)
+                continue
+            }
+            do {
+                let counts = try rows.save(metadata: metadata)
+                return report(accepted, counts: counts, seen: &seen)
+            } catch is ConflictError where conflicts < 2 {
+                // Another writer changed a row between the find and the save: read them again.
+                conflicts += 1
+            }
+        }
+    }
+
+    private mutating func runAsObjects(seen: inout Set<UniqueKey>) throws -> ImportReport {
+        while true {
+            let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var application = ImportApplication(context: context, hooks: importer.options.hooks)
             do {
-                try application.findExisting(accepted.flatMap { $0.node.allNodes }, references: accepted.flatMap { $0.node.allReferences })
+                try application.findExisting(accepted.flatMap(\.nodes), references: accepted.flatMap(\.references))
             } catch {
                 context.rollback()
                 throw error
@@ -64,26 +106,52 @@ struct ImportBatch {
                 let counts = application.counts()
                 for (key, value) in metadata { context.setStoreMetadata(value, forKey: key) }
                 try context.save()
-                return report(accepted, skipped: skipped, counts: counts, seen: &seen)
+                return report(accepted, counts: counts, seen: &seen)
             } catch let error as ValidationError {
                 context.rollback()
-                let byRecord = Dictionary(grouping: error.failures) { application.record(touching: $0.objectID) }
-                for (index, failures) in byRecord {
-                    guard let index, let plan = accepted.first(where: { $0.index == index }) else { continue }
-                    // Name the failing value as the record's reader would: entity.key, at the key.
-                    let reason = failures.map { failure in
-                        "\(failure.objectID.entityName)\(failure.key.map { ".\($0)" } ?? ""): \(failure.message)"
-                    }.joined(separator: "; ")
-                    let path = failures.first?.key.map { ImportParser.join(plan.node.path, $0) } ?? plan.node.path
-                    try reject(Rejection(path: path, value: nil, expected: "", reason: reason)
-                        .rejected(index: index, record: plan.node.record))
-                }
-                if byRecord.keys.allSatisfy({ $0 == nil }) { throw error }
+                try rejectInvalid(error, accepted, blaming: application.touched)
             } catch {
                 context.rollback()
                 throw error
             }
         }
+    }
+
+    /// Rejects the records whose objects break the model's rules, naming each failing value as
+    /// the record's reader would (entity.key, at the key); rethrows `error` when no record is to
+    /// blame. `touched` tells the last record that touched an object, and the object's key.
+    private mutating func rejectInvalid(_ error: ValidationError, _ accepted: [ParsedRecords.Plan],
+                                        blaming touched: (ObjectID) -> (record: Int, key: UniqueKey?)?) throws {
+        var byRecord: [Int: (plan: ParsedRecords.Plan, path: String, failures: [ValidationError.Failure])] = [:]
+        for failure in error.failures {
+            guard let (record, key) = touched(failure.objectID) else { continue }
+            // The record that set the failing value, else the last one that touched the object.
+            guard let (plan, node) = Self.setter(of: failure.key, on: key, in: accepted)
+                ?? accepted.first(where: { $0.index == record }).map({ ($0, $0.node) }) else { continue }
+            let path = failure.key.map { ImportParser.join(node.path, $0) } ?? node.path
+            byRecord[plan.index, default: (plan, path, [])].failures.append(failure)
+        }
+        for (index, blamed) in byRecord {
+            let reason = blamed.failures.map { failure in
+                "\(failure.objectID.entityName)\(failure.key.map { ".\($0)" } ?? ""): \(failure.message)"
+            }.joined(separator: "; ")
+            try reject(Rejection(path: blamed.path, value: nil, expected: "", reason: reason)
+                .rejected(index: index, record: blamed.plan.node.record))
+        }
+        if byRecord.isEmpty { throw error }
+    }
+
+    /// The last plan, and its node, that set `name` on the object with `key`.
+    private static func setter(of name: String?, on key: UniqueKey?, in plans: [ParsedRecords.Plan]) -> (ParsedRecords.Plan, ImportNode)? {
+        guard let name, let key else { return nil }
+        for plan in plans.reversed() {
+            for node in plan.nodes.reversed() where node.key == key {
+                let entity = node.mapping.entity
+                if let position = entity.attributeIndex(named: name), node.values.contains(where: { $0.index == position }) { return (plan, node) }
+                if let position = entity.relationshipIndex(named: name), node.toOne.contains(where: { $0.index == position }) { return (plan, node) }
+            }
+        }
+        return nil
     }
 
     /// Records a rejection; in strict mode, stops the import.
@@ -98,37 +166,75 @@ struct ImportBatch {
         }
     }
 
-    private func report(_ accepted: [(index: Int, node: ImportNode)], skipped: Int,
+    private func report(_ accepted: [ParsedRecords.Plan],
                         counts: [String: ImportReport.EntityCounts], seen: inout Set<UniqueKey>) -> ImportReport {
         var report = ImportReport()
         report.recordsRead = parsed.count
         report.recordsImported = accepted.count
-        report.recordsSkipped = skipped
+        report.recordsSkipped = parsed.skipped
         report.entities = counts
         report.rejected = rejected.values.sorted { $0.index < $1.index }
-        var unknown: [String: [String: Int]] = [:]
-        for plan in accepted {
-            if importer.options.syncScope != nil, let key = plan.node.key { seen.insert(key) }
-            for node in plan.node.allNodes {
-                for kind in node.coercions { report.coercions[kind, default: 0] += 1 }
-                for key in node.unknownKeys { unknown[node.mapping.entity.name, default: [:]][key, default: 0] += 1 }
+        if importer.options.syncScope != nil {
+            for plan in accepted {
+                if let key = plan.node.key { seen.insert(key) }
             }
         }
-        // Named "Entity.key" once per batch, not once per record.
-        for (entity, keys) in unknown {
-            for (key, count) in keys { report.unknownKeys["\(entity).\(key)", default: 0] += count }
-        }
+        let tally = accepted.count == parsed.plans.count ? parsed.tally : ParsedRecords.Tally(accepted)
+        report.coercions = tally.coercions
+        report.unknownKeys = tally.unknownKeys
         return report
     }
 }
 
 /// Top-level records read into plans, not applied yet: what the import of a batch starts from.
-/// Reading touches no context, so a streamed import reads the next chunk on its reader thread.
+/// Reading touches no context, so a streamed import reads the next chunk on its reader thread,
+/// and does there all the work on the plans that needs no context.
 struct ParsedRecords {
+    /// A top-level record's plan.
+    struct Plan {
+        /// The record's position in the input.
+        let index: Int
+        let node: ImportNode
+        /// The node and every node nested in it.
+        let nodes: [ImportNode]
+        /// Every reference (scalar key) in those nodes.
+        let references: [(key: UniqueKey, destination: Entity)]
+
+        init(index: Int, node: ImportNode) {
+            self.index = index
+            self.node = node
+            nodes = node.allNodes
+            references = nodes.flatMap(\.references)
+        }
+    }
+
+    /// The coercions and unknown keys of some plans, as the report counts them.
+    struct Tally {
+        var coercions: [CoercionKind: Int] = [:]
+        /// Counts by "Entity.key".
+        var unknownKeys: [String: Int] = [:]
+
+        init(_ plans: [Plan]) {
+            var unknown: [String: [String: Int]] = [:]
+            for plan in plans {
+                for node in plan.nodes {
+                    for kind in node.coercions { coercions[kind, default: 0] += 1 }
+                    for key in node.unknownKeys { unknown[node.mapping.entity.name, default: [:]][key, default: 0] += 1 }
+                }
+            }
+            // Named "Entity.key" once per batch, not once per record.
+            for (entity, keys) in unknown {
+                for (key, count) in keys { unknownKeys["\(entity).\(key)", default: 0] += count }
+            }
+        }
+    }
+
     let firstIndex: Int
     /// The number of records read.
     let count: Int
-    var plans: [(index: Int, node: ImportNode)] = []
+    var plans: [Plan] = []
+    /// The tally of all plans (the report's, when no record is rejected while applying).
+    private(set) var tally = Tally([])
     /// Records a before-record hook skipped.
     var skipped = 0
     /// Records that could not be read, in input order.
@@ -139,11 +245,12 @@ struct ParsedRecords {
     init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
         self.firstIndex = firstIndex
         count = records.count
+        defer { tally = Tally(plans) }
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset
             do {
                 if let node = try parser.parse(record, as: entity, path: "") {
-                    plans.append((index, node))
+                    plans.append(Plan(index: index, node: node))
                 } else {
                     skipped += 1
                 }

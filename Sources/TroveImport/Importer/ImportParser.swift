@@ -41,10 +41,9 @@ struct ImportParser {
 
         for attribute in mapping.attributes {
             guard let (value, keyPath) = Self.lookup(members, attribute.keyPaths, skipping: handlers) else { continue }
-            let at = Self.join(path, keyPath)
             if case .null = value {
                 guard attribute.attribute.isOptional else {
-                    throw Rejection(path: at, value: value, expected: attribute.attribute.type.rawValue,
+                    throw Rejection(path: Self.join(path, keyPath), value: value, expected: attribute.attribute.type.rawValue,
                                     reason: "\(entity.name).\(attribute.attribute.name) is required and cannot be null")
                 }
                 node.values.append((attribute.index, .null))
@@ -55,7 +54,7 @@ struct ImportParser {
                 node.values.append((attribute.index, coerced.value))
                 if coerced.kind != .none { node.coercions.append(coerced.kind) }
             case .failure(let rejection):
-                throw Rejection(path: at, value: value, expected: rejection.expected.rawValue,
+                throw Rejection(path: Self.join(path, keyPath), value: value, expected: rejection.expected.rawValue,
                                 reason: "\(entity.name).\(attribute.attribute.name): \(rejection.detail)")
             }
         }
@@ -124,12 +123,15 @@ struct ImportParser {
 
     /// The node's key: the values of the first uniqueness constraint it has all of.
     static func key(of node: ImportNode, in entity: Entity) -> UniqueKey? {
-        let values = Dictionary(node.values.map { ($0.index, $0.value) }, uniquingKeysWith: { _, last in last })
-        for constraint in node.mapping.uniqueKeys {
-            let keyValues = constraint.compactMap { values[$0] }
-            if keyValues.count == constraint.count, !keyValues.contains(where: \.isNull) {
-                return UniqueKey(root: entity.rootName, attributes: constraint, values: keyValues)
+        constraints: for constraint in node.mapping.uniqueKeys {
+            var keyValues: [AttributeValue] = []
+            keyValues.reserveCapacity(constraint.count)
+            for position in constraint {
+                // The last value set wins, as applying the node would leave it.
+                guard let value = node.values.last(where: { $0.index == position })?.value, !value.isNull else { continue constraints }
+                keyValues.append(value)
             }
+            return UniqueKey(root: entity.rootName, attributes: constraint, values: keyValues)
         }
         return nil
     }
@@ -138,7 +140,11 @@ struct ImportParser {
     /// key present with null ends the search) and the path as written.
     static func lookup(_ members: [String: JSONValue], _ keyPaths: [[String]], skipping handled: [String: ImportHooks.KeyHandler]) -> (JSONValue, String)? {
         for keyPath in keyPaths {
-            guard let first = keyPath.first, handled[first] == nil else { continue }
+            guard let first = keyPath.first, handled.isEmpty || handled[first] == nil else { continue }
+            if keyPath.count == 1 {
+                if let value = members[first] { return (value, first) }
+                continue
+            }
             var current: JSONValue = .object(members)
             var found = true
             for key in keyPath {

@@ -30,13 +30,11 @@ final class ImportNode {
         return nodes
     }
 
-    /// Every reference (scalar key) in this node and the nodes nested in it.
-    var allReferences: [(key: UniqueKey, destination: Entity)] {
-        allNodes.flatMap { node in
-            (node.toOne.compactMap(\.target) + node.toMany.flatMap(\.targets)).compactMap { target in
-                if case .reference(let key, let destination) = target { return (key, destination) }
-                return nil
-            }
+    /// The references (scalar keys) of this node's own relationships.
+    var references: [(key: UniqueKey, destination: Entity)] {
+        (toOne.compactMap(\.target) + toMany.flatMap(\.targets)).compactMap { target in
+            if case .reference(let key, let destination) = target { return (key, destination) }
+            return nil
         }
     }
 }
@@ -56,6 +54,48 @@ struct UniqueKey: Hashable {
     /// The attributes' positions.
     let attributes: [Int]
     let values: [AttributeValue]
+
+    /// Keys of one constraint of one hierarchy: looked up together, in one query.
+    struct Group: Hashable, Comparable {
+        let root: String
+        let attributes: [Int]
+
+        static func < (a: Group, b: Group) -> Bool {
+            a.root != b.root ? a.root < b.root : a.attributes.lexicographicallyPrecedes(b.attributes)
+        }
+    }
+
+    /// The keys of a batch's objects and references, grouped for one query per group, in a
+    /// stable order (so that batches lock rows in the same order).
+    static func lookups(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)])
+        -> [(group: Group, entity: Entity, keys: Set<UniqueKey>)] {
+        var groups: [Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
+        func add(_ key: UniqueKey, _ entity: Entity) {
+            groups[Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
+        }
+        for node in nodes {
+            if let key = node.key { add(key, node.mapping.entity) }
+        }
+        for (key, destination) in references { add(key, destination) }
+        return groups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.entity, $0.value.keys) }
+    }
+
+    /// A predicate selecting the objects that hold any of `keys` (all of one group); the
+    /// attributes are named as in `entity`.
+    static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) throws -> TroveModel.Predicate {
+        guard let sample = keys.first else { return try TroveModel.Predicate(format: "FALSEPREDICATE") }
+        let names = sample.attributes.map { entity.attributes[$0].name }
+        if names.count == 1 {
+            return try TroveModel.Predicate(format: "%K IN %@", names[0], keys.map { $0.values[0] })
+        }
+        let clause = "(" + names.map { _ in "%K == %@" }.joined(separator: " AND ") + ")"
+        let format = Array(repeating: clause, count: keys.count).joined(separator: " OR ")
+        var arguments: [any PredicateArgument] = []
+        for key in keys {
+            for (name, value) in zip(names, key.values) { arguments += [name, value] }
+        }
+        return try TroveModel.Predicate(format: format, arguments: arguments)
+    }
 }
 
 /// Why a record is rejected, found while reading it.

@@ -40,6 +40,10 @@ public struct ImportReport: Sendable, Codable, Hashable {
     /// imported by an earlier, interrupted run (and are not counted here); `nil` for a run
     /// from the start.
     public var resumedAt: ResumePoint?
+    /// Why records went through managed objects — the slower path — rather than being written
+    /// as rows, when some did: the first reason met (e.g. "Photo has an after-record hook");
+    /// `nil` when every batch was written as rows.
+    public var appliedAsObjects: String?
 
     /// Where an interrupted streamed import picked up again.
     public struct ResumePoint: Sendable, Codable, Hashable {
@@ -71,6 +75,7 @@ public struct ImportReport: Sendable, Codable, Hashable {
         rejected += other.rejected
         syncScopeSkipped = other.syncScopeSkipped ?? syncScopeSkipped
         resumedAt = resumedAt ?? other.resumedAt
+        appliedAsObjects = appliedAsObjects ?? other.appliedAsObjects
     }
 }
 

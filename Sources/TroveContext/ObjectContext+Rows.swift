@@ -1,0 +1,58 @@
+package import TroveModel
+package import TroveStore
+
+/// Rows read and written without managed objects, for bulk work (the importer) that would spend
+/// most of its time building objects it never hands out. The context stays the one place that
+/// talks to the store and announces the save, so observers and merging see an ordinary save.
+extension ObjectContext {
+    /// Why ``saveRows(_:announcing:)`` may not write now, or `nil` when it may: the context
+    /// must read from its store (not a parent context), have no unsaved changes or metadata to
+    /// write first, and record no undo (rows written directly could not be undone).
+    package var rowSaveObstacle: String? {
+        if !(source is StoreSource) { return "the context is a child context" }
+        if undoManager != nil { return "the context records undo" }
+        if hasChanges || !pendingMetadata.isEmpty { return "the context has unsaved changes" }
+        return nil
+    }
+
+    /// The stored rows `request` selects, without registering objects.
+    package func fetchRows(_ request: FetchRequest) throws -> [RowSnapshot] {
+        try store.fetch(StoreQuery(request, model: model))
+    }
+
+    /// Whether saving an object of `entity` runs custom validators (``ObjectHooks/validate(_:_:)``),
+    /// which need the object itself.
+    package func hasValidators(for entity: Entity) -> Bool {
+        !hooks.validators(for: entity, in: model).isEmpty
+    }
+
+    /// The model's rules an attribute value breaks (required, min, max, regex), as a save checks them.
+    package static func failures(of value: AttributeValue, for attribute: Attribute, in id: ObjectID) -> [ValidationError.Failure] {
+        check(value, of: attribute, in: id)
+    }
+
+    /// Writes rows built without objects in one transaction and announces them as this
+    /// context's save.
+    ///
+    /// `changes` describes what was written the way ``didSave`` reports it, inserted objects
+    /// under their temporary IDs (replaced by the permanent ones). Objects this context holds
+    /// that the rows changed take the stored values. The caller checks the model's rules first
+    /// (``failures(of:for:in:)``): the store checks only its constraints.
+    /// - Precondition: no ``rowSaveObstacle``.
+    /// - Throws: ``ConflictError`` when a row changed in the store since it was read (nothing
+    ///   is written); ``StoreError`` when the store fails.
+    package func saveRows(_ rows: ChangeSet, announcing changes: ObjectChanges) throws -> SaveResult {
+        let result = try source.save(rows)
+        if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
+        var saved = changes
+        saved.inserted = Set(changes.inserted.map { result.permanentIDs[$0] ?? $0 })
+        try mergeChanges(from: saved)
+        if !saved.isEmpty {
+            let event = ContextEvent(context: identifier, changes: saved)
+            didSave.send(event)
+            Self.post(Self.didSaveNotification, event)
+            onSave?(event)
+        }
+        return result
+    }
+}

@@ -1,0 +1,249 @@
+import TroveContext
+import TroveModel
+import TroveStore
+
+/// Applies read records as rows, without managed objects: the batch's stored rows are read by
+/// key (one query per entity), the records' values are set on copies of them or on new rows,
+/// and what differs is written as one change set. The same rules as ``ImportApplication``, at
+/// a fraction of its cost, for the records that need nothing only an object can give:
+/// ``unsupportedReason(nodes:references:)`` says when a batch must go through objects.
+struct RowApplication {
+    /// A row as the batch leaves it: a stored row's copy, or a new one.
+    private struct Draft {
+        let id: ObjectID
+        let entity: Entity
+        var values: [AttributeValue]
+        var toOne: [Int: Link]
+        /// The row as stored; `nil` for a new row.
+        let stored: RowSnapshot?
+        /// A new row made for a reference, holding only its key (until a record describes it).
+        var isStub: Bool
+        /// The last record that touched the row, to blame it when the row breaks a rule; -1
+        /// for a stored row no record described (found for a reference, or not at all).
+        var record: Int
+    }
+
+    /// A value an attribute cannot hold, worded as setting it on an object would.
+    private struct TypeMismatch: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let context: ObjectContext
+    private var drafts: [Draft] = []
+    private var identity: [UniqueKey: Int] = [:]
+    /// The attributes with a rule to check, per entity.
+    private var checkedAttributes: [String: [Int]] = [:]
+
+    init(context: ObjectContext) {
+        self.context = context
+    }
+
+    // MARK: What rows can do
+
+    /// Why records must be applied as objects instead, or `nil` when rows do: an object
+    /// hook (after-record, key handler, validator) needs the object; to-many links, entity
+    /// hierarchies and relationships not kept as a foreign key in the row need the object
+    /// graph's bookkeeping; a nested object without a unique key updates whatever the owner
+    /// links, which only the object knows.
+    static func unsupportedReason(nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)],
+                                  context: ObjectContext, hooks: ImportHooks) -> String? {
+        var checked: Set<String> = []
+        func reason(for entity: Entity) -> String? {
+            guard checked.insert(entity.name).inserted else { return nil }
+            if entity.parent != nil || !entity.subentityNames.isEmpty { return "\(entity.name) is in an entity hierarchy" }
+            if hooks.after[entity.name] != nil { return "\(entity.name) has an after-record hook" }
+            if context.hasValidators(for: entity) { return "\(entity.name) has validators" }
+            for relationship in entity.relationships {
+                let inverse = relationship.inverse.flatMap { context.model.entity(named: relationship.destination)?.relationship(named: $0) }
+                if relationship.isToMany {
+                    // Links made from the other side change its count, which objects would check.
+                    if !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil {
+                        return "\(entity.name).\(relationship.name) has a count rule"
+                    }
+                } else if let inverse, !inverse.isToMany || inverse.isOrdered {
+                    return "\(entity.name).\(relationship.name) is not kept in \(entity.name)'s row"
+                }
+            }
+            return nil
+        }
+        for node in nodes {
+            if let reason = reason(for: node.mapping.entity) { return reason }
+            if !node.toMany.isEmpty { return "\(node.mapping.entity.name) records set to-many relationships" }
+            if !node.handled.isEmpty { return "\(node.mapping.entity.name) has key handlers" }
+            if node.key == nil && !node.path.isEmpty { return "nested \(node.mapping.entity.name) objects have no unique key" }
+        }
+        for (_, destination) in references {
+            if let reason = reason(for: destination) { return reason }
+        }
+        return nil
+    }
+
+    // MARK: Find
+
+    /// Reads the stored rows of every key of the batch: one query per entity and constraint.
+    mutating func findExisting(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)]) throws {
+        for (group, entity, keys) in UniqueKey.lookups(nodes, references: references) {
+            var request = FetchRequest(entityName: entity.name)
+            request.predicate = try UniqueKey.predicate(matching: keys, of: entity)
+            for row in try context.fetchRows(request) {
+                let key = UniqueKey(root: group.root, attributes: group.attributes,
+                                    values: group.attributes.map { row.values[$0] })
+                identity[key] = drafts.count
+                drafts.append(Draft(id: row.objectID, entity: entity, values: row.values, toOne: row.toOne,
+                                    stored: row, isStub: false, record: -1))
+            }
+        }
+    }
+
+    // MARK: Apply
+
+    /// Applies one top-level record's node tree.
+    /// - Throws: when a value does not fit its attribute; the record is then rejected.
+    mutating func apply(_ node: ImportNode, record: Int) throws {
+        _ = try draft(for: node, record: record)
+    }
+
+    private mutating func draft(for node: ImportNode, record: Int) throws -> Int {
+        let entity = node.mapping.entity
+        let index: Int
+        if let key = node.key, let found = identity[key] {
+            index = found
+            drafts[index].isStub = false
+        } else {
+            index = newDraft(of: entity, record: record)
+            if let key = node.key { identity[key] = index }
+        }
+        drafts[index].record = record
+        for (position, value) in node.values {
+            drafts[index].values[position] = try checked(value, entity.attributes[position], of: entity)
+        }
+        for (position, target) in node.toOne {
+            let link: Link
+            switch target {
+            case .node(let nested)?: link = .object(drafts[try draft(for: nested, record: record)].id)
+            case .reference(let key, let destination)?: link = .object(drafts[try stub(key, destination, record: record)].id)
+            case nil: link = .empty
+            }
+            drafts[index].toOne[position] = link
+        }
+        return index
+    }
+
+    /// The row a reference names: found, made by this batch, or a new stub holding its key.
+    private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) throws -> Int {
+        if let found = identity[key] { return found }
+        let index = newDraft(of: destination, record: record)
+        for (position, value) in zip(key.attributes, key.values) {
+            drafts[index].values[position] = try checked(value, destination.attributes[position], of: destination)
+        }
+        drafts[index].isStub = true
+        identity[key] = index
+        return index
+    }
+
+    private mutating func newDraft(of entity: Entity, record: Int) -> Int {
+        drafts.append(Draft(id: .temporary(entity: entity), entity: entity, values: entity.attributes.map(\.defaultValue),
+                            toOne: [:], stored: nil, isStub: false, record: record))
+        return drafts.count - 1
+    }
+
+    private func checked(_ value: AttributeValue, _ attribute: Attribute, of entity: Entity) throws -> AttributeValue {
+        switch attribute.checked(value) {
+        case .success(let value): return value
+        case .failure(let problem):
+            throw TypeMismatch(description: "cannot set \(entity.name).\(attribute.name) to \(value): \(problem)")
+        }
+    }
+
+    // MARK: Check and save
+
+    /// Every model rule the new and changed rows break, as a save of objects would find them.
+    mutating func validate() -> [ValidationError.Failure] {
+        var failures: [ValidationError.Failure] = []
+        for draft in drafts {
+            let changedLinks: [Int]
+            if let stored = draft.stored {
+                changedLinks = draft.toOne.keys.filter { stored.toOne[$0] != draft.toOne[$0] }
+                guard !changedLinks.isEmpty || draft.values != stored.values else { continue }
+            } else {
+                changedLinks = Array(draft.entity.relationships.indices)
+            }
+            for position in attributesWithRules(of: draft.entity) {
+                failures += ObjectContext.failures(of: draft.values[position], for: draft.entity.attributes[position], in: draft.id)
+            }
+            for position in changedLinks.sorted() {
+                let relationship = draft.entity.relationships[position]
+                guard !relationship.isToMany, !relationship.isOptional, draft.toOne[position]?.objectID == nil else { continue }
+                failures.append(ValidationError.Failure(objectID: draft.id, key: relationship.name, rule: .required,
+                                                        message: "\(relationship.name) is required but nil"))
+            }
+        }
+        return failures
+    }
+
+    private mutating func attributesWithRules(of entity: Entity) -> [Int] {
+        if let cached = checkedAttributes[entity.name] { return cached }
+        let positions = entity.attributes.indices.filter { position in
+            let a = entity.attributes[position]
+            return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
+        }
+        checkedAttributes[entity.name] = positions
+        return positions
+    }
+
+    /// The last record that touched a row, and the row's key.
+    func touched(_ id: ObjectID) -> (record: Int, key: UniqueKey?)? {
+        guard let index = drafts.firstIndex(where: { $0.id == id }), drafts[index].record >= 0 else { return nil }
+        return (drafts[index].record, identity.first { $0.value == index }?.key)
+    }
+
+    /// Writes what differs from the store, with `metadata`, in one transaction through the
+    /// context (which announces it as its save), and counts what the batch did per entity.
+    /// - Throws: ``ConflictError`` when a row changed since it was read; the store's errors.
+    func save(metadata: [String: String?]) throws -> [String: ImportReport.EntityCounts] {
+        var rows = ChangeSet(metadata: metadata)
+        var changes = ObjectChanges()
+        var counts: [String: ImportReport.EntityCounts] = [:]
+        /// An object on the to-many side of a link that changed: its relationship changed too.
+        func relink(_ link: Link?, _ relationship: Relationship) {
+            guard let id = link?.objectID, id.primaryKey != nil, let inverse = relationship.inverse else { return }
+            changes.updated.insert(id)
+            changes.changedKeys[id, default: []].insert(inverse)
+        }
+        for draft in drafts {
+            let name = draft.entity.name
+            guard let stored = draft.stored else {
+                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
+                                                     relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
+                changes.inserted.insert(draft.id)
+                for (position, link) in draft.toOne { relink(link, draft.entity.relationships[position]) }
+                if draft.isStub { counts[name, default: .init()].stubs += 1 } else { counts[name, default: .init()].inserted += 1 }
+                continue
+            }
+            var values: [Int: AttributeValue] = [:]
+            for position in draft.values.indices where draft.values[position] != stored.values[position] {
+                values[position] = draft.values[position]
+            }
+            var links: [RelationshipChange] = []
+            for (position, link) in draft.toOne.sorted(by: { $0.key < $1.key }) where stored.toOne[position] != link {
+                links.append(.toOne(position, link))
+                relink(stored.toOne[position], draft.entity.relationships[position])
+                relink(link, draft.entity.relationships[position])
+            }
+            guard !values.isEmpty || !links.isEmpty else {
+                // Counted when a record described it, not when one only referred to it.
+                if draft.record >= 0 { counts[name, default: .init()].unchanged += 1 }
+                continue
+            }
+            rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
+            changes.updated.insert(draft.id)
+            changes.changedKeys[draft.id, default: []].formUnion(
+                values.keys.map { draft.entity.attributes[$0].name } + links.map { change in
+                    if case .toOne(let position, _) = change { draft.entity.relationships[position].name } else { "" }
+                })
+            counts[name, default: .init()].updated += 1
+        }
+        _ = try context.saveRows(rows, announcing: changes)
+        return counts
+    }
+}
