@@ -39,6 +39,12 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         return ObjectID(entityName: entity.name, rootEntityName: entity.rootName, key: .temporary(n))
     }
 
+    /// The permanent ID a save gives the object of this temporary ID: the same entity, the
+    /// row's primary key.
+    public func saved(as primaryKey: Int64) -> ObjectID {
+        ObjectID(entityName: entityName, rootEntityName: rootEntityName, key: .permanent(primaryKey))
+    }
+
     /// Whether the object has not been saved yet.
     public var isTemporary: Bool {
         if case .temporary = key { return true }

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import TroveModel
 
 extension SQLiteStore {
@@ -67,10 +68,12 @@ private struct SaveWriter {
 
     mutating func write(_ changes: ChangeSet) throws -> SaveResult {
         var nextKeys: [String: Int64] = [:]
+        permanentIDs.reserveCapacity(changes.inserts.count)
+        versions.reserveCapacity(changes.inserts.count + changes.updates.count)
         for insert in changes.inserts {
-            let layout = try store.schema.layout(of: insert.objectID.entityName)
-            let pk = try nextKey(for: layout.table, cache: &nextKeys)
-            permanentIDs[insert.objectID] = ObjectID(entity: layout.entity, primaryKey: pk)
+            // The table is the root entity's (one table per hierarchy).
+            let pk = try nextKey(for: insert.objectID.rootEntityName, cache: &nextKeys)
+            permanentIDs[insert.objectID] = insert.objectID.saved(as: pk)
         }
 
         var conflicts: [ConflictError.Conflict] = []
@@ -109,21 +112,14 @@ private struct SaveWriter {
         }
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
+        var statements: [String: (plan: InsertPlan, statement: SQLiteStatement)] = [:]
         for insert in changes.inserts {
-            guard let plan = store.insertPlans[insert.objectID.entityName] else {
-                throw StoreError(.unknownEntity, "the model has no entity '\(insert.objectID.entityName)'")
+            let name = insert.objectID.entityName
+            guard let (plan, statement) = try statements[name] ?? store.insertPlans[name].map({ ($0, try db.cachedStatement(sql: $0.sql).sqliteStatement) }) else {
+                throw StoreError(.unknownEntity, "the model has no entity '\(name)'")
             }
-            var values: [AttributeValue] = [.integer(try key(of: insert.objectID))]
-            if plan.hasEntityColumn { values.append(.string(insert.objectID.entityName)) }
-            values += insert.values
-            var links = Array(repeating: AttributeValue.null, count: plan.foreignKeys.count)
-            for case .toOne(let index, let link) in insert.relationships {
-                if let slot = plan.foreignKeys.firstIndex(of: index), let target = link.objectID {
-                    links[slot] = .integer(try key(of: target))
-                }
-            }
-            try execute(plan.sql, values + links, for: insert.objectID)
-            if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
+            statements[name] = (plan, statement)
+            try insertRow(insert, plan, statement)
         }
 
         for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
@@ -131,6 +127,43 @@ private struct SaveWriter {
         }
         try SQLiteStore.writeMetadataChanges(changes.metadata, in: db)
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
+    }
+
+    /// Inserts one row with the entity's prepared INSERT: `_pk`, [`_entity`], the values, then
+    /// the foreign keys.
+    private mutating func insertRow(_ insert: ChangeSet.Insert, _ plan: InsertPlan, _ statement: SQLiteStatement) throws {
+        let pk = try key(of: insert.objectID)
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        defer { sqlite3_reset(statement) }
+        var code = sqlite3_bind_int64(statement, 1, pk)
+        var index: Int32 = 2
+        if plan.hasEntityColumn {
+            code |= ValueCoding.bindText(insert.objectID.entityName, to: statement, at: index)
+            index += 1
+        }
+        for value in insert.values {
+            code |= ValueCoding.bind(value, to: statement, at: index)
+            index += 1
+        }
+        for case .toOne(let relationship, .object(let target)) in insert.relationships {
+            if let slot = plan.foreignKeys.firstIndex(of: relationship) {
+                code |= sqlite3_bind_int64(statement, index + Int32(slot), try key(of: target))
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw StoreError(.constraintViolation, "saving \(insert.objectID): a value could not be bound (\(String(cString: sqlite3_errmsg(db.sqliteConnection))))")
+        }
+        let result = sqlite3_step(statement)
+        guard result == SQLITE_DONE else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            if result & 0xff == SQLITE_CONSTRAINT {
+                throw StoreError(.constraintViolation,
+                    "saving \(insert.objectID) broke a constraint of the store (\(message)); another object has the same unique key — fetch and update that object instead of inserting a new one")
+            }
+            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: message, sql: plan.sql)
+        }
+        if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
     }
 
     // MARK: Relationships

@@ -45,6 +45,8 @@ final class EntityMapping {
     let knownKeys: Set<String>
     /// Uniqueness constraints as attribute positions, with their coercers.
     let uniqueKeys: [[Int]]
+    /// The attributes' defaults: a new object's values.
+    let defaults: [AttributeValue]
 
     init(entity: Entity, model: Model, transformers: ValueTransformerRegistry) throws {
         self.entity = entity
@@ -69,6 +71,7 @@ final class EntityMapping {
         }
         knownKeys = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
         uniqueKeys = entity.uniqueBy.map { names in names.compactMap { entity.attributeIndex(named: $0) } }
+        defaults = entity.attributes.map(\.defaultValue)
     }
 
     private static func coercer(_ attribute: Attribute, _ transformers: ValueTransformerRegistry) throws -> AttributeCoercer {

@@ -27,20 +27,20 @@ struct ImportApplication {
 
     // MARK: Find
 
-    /// Looks up every key of the batch: one query per entity and constraint.
-    mutating func findExisting(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)]) throws {
-        // The to-many relationships records set, per hierarchy: prefetched with the find, so
-        // replacing them reads nothing more.
+    /// Looks up every key of the batch: one query per lookup, prefetching the to-many
+    /// relationships `nodes` set (so that replacing them reads nothing more).
+    mutating func findExisting(_ lookups: [KeyLookup], nodes: [ImportNode]) throws {
         var toMany: [String: Set<String>] = [:]
         for node in nodes where !node.toMany.isEmpty {
             let entity = node.mapping.entity
             toMany[entity.rootName, default: []].formUnion(node.toMany.map { entity.relationships[$0.index].name })
         }
-        for (group, entity, keys) in UniqueKey.lookups(nodes, references: references) {
+        for lookup in lookups {
+            let (group, entity) = (lookup.group, lookup.entity)
             let names = group.attributes.map { entity.attributes[$0].name }
             var request = FetchRequest(entityName: context.model.entity(named: group.root)?.name ?? entity.name)
             request.relationshipKeyPathsForPrefetching = (toMany[group.root] ?? []).filter { entity.relationship(named: $0) != nil }.sorted()
-            request.predicate = try UniqueKey.predicate(matching: keys, of: entity)
+            request.predicate = lookup.predicate
             let results = try context.fetch(request)
             for object in results {
                 let values = try names.map { try object.value(forKey: $0) }

@@ -51,19 +51,10 @@ struct ImportBatch {
         while true {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var rows = RowApplication(context: context)
-            try rows.findExisting(accepted.flatMap(\.nodes), references: accepted.flatMap(\.references))
-            var failed = false
+            try rows.findExisting(try lookups(of: accepted))
             for plan in accepted {
-                do {
-                    try rows.apply(plan.node, record: plan.index)
-                } catch {
-                    try reject(Rejection(path: plan.node.path, value: nil, expected: "",
-                                         reason: "\(error)").rejected(index: plan.index, record: plan.node.record))
-                    failed = true
-                    break
-                }
+                rows.apply(plan.node, record: plan.index)
             }
-            if failed { continue }
             let failures = rows.validate()
             if !failures.isEmpty {
                 try rejectInvalid(ValidationError(failures: failures), accepted, blaming: rows.touched)
@@ -84,7 +75,7 @@ struct ImportBatch {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var application = ImportApplication(context: context, hooks: importer.options.hooks)
             do {
-                try application.findExisting(accepted.flatMap(\.nodes), references: accepted.flatMap(\.references))
+                try application.findExisting(try lookups(of: accepted), nodes: accepted.flatMap(\.nodes))
             } catch {
                 context.rollback()
                 throw error
@@ -115,6 +106,12 @@ struct ImportBatch {
                 throw error
             }
         }
+    }
+
+    /// The find queries of the accepted plans: made while reading, unless records were rejected since.
+    private func lookups(of accepted: [ParsedRecords.Plan]) throws -> [KeyLookup] {
+        if accepted.count == parsed.plans.count, let lookups = parsed.lookups { return lookups }
+        return try KeyLookup.lookups(accepted)
     }
 
     /// Rejects the records whose objects break the model's rules, naming each failing value as
@@ -235,6 +232,9 @@ struct ParsedRecords {
     var plans: [Plan] = []
     /// The tally of all plans (the report's, when no record is rejected while applying).
     private(set) var tally = Tally([])
+    /// The find queries of all plans (`nil` if making them failed: the batch makes them again
+    /// and reports the error).
+    private(set) var lookups: [KeyLookup]?
     /// Records a before-record hook skipped.
     var skipped = 0
     /// Records that could not be read, in input order.
@@ -245,7 +245,10 @@ struct ParsedRecords {
     init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
         self.firstIndex = firstIndex
         count = records.count
-        defer { tally = Tally(plans) }
+        defer {
+            tally = Tally(plans)
+            lookups = try? KeyLookup.lookups(plans)
+        }
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset
             do {

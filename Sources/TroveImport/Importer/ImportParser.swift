@@ -49,7 +49,7 @@ struct ImportParser {
                 node.values.append((attribute.index, .null))
                 continue
             }
-            switch attribute.coercer.coerce(value) {
+            switch attribute.coercer.coerce(value).flatMap({ Self.fit($0, attribute.attribute, from: value) }) {
             case .success(let coerced):
                 node.values.append((attribute.index, coerced.value))
                 if coerced.kind != .none { node.coercions.append(coerced.kind) }
@@ -108,7 +108,7 @@ struct ImportParser {
                 throw Rejection(path: path, value: value, expected: "an object",
                                 reason: "\(destination.name) has no single-attribute unique key (or referenceKey) to find it by \(value.kindName)")
             }
-            switch reference.coercer.coerce(value) {
+            switch reference.coercer.coerce(value).flatMap({ Self.fit($0, destination.attributes[reference.index], from: value) }) {
             case .success(let coerced):
                 return .reference(UniqueKey(root: destination.rootName, attributes: [reference.index], values: [coerced.value]),
                                   destination: destination)
@@ -118,6 +118,18 @@ struct ImportParser {
             }
         default:
             throw Rejection(path: path, value: value, expected: "an object or a key", reason: "expected an object or a key for \(destination.name)")
+        }
+    }
+
+    /// A coerced value as its attribute holds it (a transformer may return a value of another
+    /// type, or an integer too wide), so that applying it cannot fail.
+    private static func fit(_ coerced: CoercedValue, _ attribute: Attribute, from json: JSONValue) -> Result<CoercedValue, CoercionRejection> {
+        switch attribute.checked(coerced.value) {
+        case .success(let value):
+            return .success(CoercedValue(value, kind: coerced.kind))
+        case .failure(let problem):
+            let reason: CoercionRejection.Reason = if case .outOfRange = problem { .outOfRange } else { .wrongKind }
+            return .failure(CoercionRejection(expected: attribute.type, value: json, failure: CoercionFailure(reason, "\(problem)")))
         }
     }
 

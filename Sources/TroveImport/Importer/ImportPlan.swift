@@ -65,24 +65,43 @@ struct UniqueKey: Hashable {
         }
     }
 
-    /// The keys of a batch's objects and references, grouped for one query per group, in a
-    /// stable order (so that batches lock rows in the same order).
-    static func lookups(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)])
-        -> [(group: Group, entity: Entity, keys: Set<UniqueKey>)] {
-        var groups: [Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
+    // Hashing the values alone is enough to spread keys (the root and attributes are mostly
+    // the same ones) and costs a fraction of hashing all three.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(values)
+    }
+}
+
+/// One query of a batch's find-or-create: the keys of one constraint of one hierarchy.
+struct KeyLookup {
+    let group: UniqueKey.Group
+    /// The entity the keys were read for (its attribute positions are the keys' positions).
+    let entity: Entity
+    let keys: Set<UniqueKey>
+    /// Selects the objects that hold any of the keys.
+    let predicate: TroveModel.Predicate
+
+    /// The lookups of some plans' objects and references, in a stable order (so that batches
+    /// lock rows in the same order).
+    static func lookups(_ plans: [ParsedRecords.Plan]) throws -> [KeyLookup] {
+        var groups: [UniqueKey.Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
         func add(_ key: UniqueKey, _ entity: Entity) {
-            groups[Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
+            groups[UniqueKey.Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
         }
-        for node in nodes {
-            if let key = node.key { add(key, node.mapping.entity) }
+        for plan in plans {
+            for node in plan.nodes {
+                if let key = node.key { add(key, node.mapping.entity) }
+            }
+            for (key, destination) in plan.references { add(key, destination) }
         }
-        for (key, destination) in references { add(key, destination) }
-        return groups.sorted { $0.key < $1.key }.map { ($0.key, $0.value.entity, $0.value.keys) }
+        return try groups.sorted { $0.key < $1.key }.map { group, found in
+            KeyLookup(group: group, entity: found.entity, keys: found.keys, predicate: try predicate(matching: found.keys, of: found.entity))
+        }
     }
 
     /// A predicate selecting the objects that hold any of `keys` (all of one group); the
     /// attributes are named as in `entity`.
-    static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) throws -> TroveModel.Predicate {
+    private static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) throws -> TroveModel.Predicate {
         guard let sample = keys.first else { return try TroveModel.Predicate(format: "FALSEPREDICATE") }
         let names = sample.attributes.map { entity.attributes[$0].name }
         if names.count == 1 {

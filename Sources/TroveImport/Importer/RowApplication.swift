@@ -23,11 +23,6 @@ struct RowApplication {
         var record: Int
     }
 
-    /// A value an attribute cannot hold, worded as setting it on an object would.
-    private struct TypeMismatch: Error, CustomStringConvertible {
-        let description: String
-    }
-
     let context: ObjectContext
     private var drafts: [Draft] = []
     private var identity: [UniqueKey: Int] = [:]
@@ -80,16 +75,18 @@ struct RowApplication {
 
     // MARK: Find
 
-    /// Reads the stored rows of every key of the batch: one query per entity and constraint.
-    mutating func findExisting(_ nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)]) throws {
-        for (group, entity, keys) in UniqueKey.lookups(nodes, references: references) {
-            var request = FetchRequest(entityName: entity.name)
-            request.predicate = try UniqueKey.predicate(matching: keys, of: entity)
-            for row in try context.fetchRows(request) {
-                let key = UniqueKey(root: group.root, attributes: group.attributes,
-                                    values: group.attributes.map { row.values[$0] })
+    /// Reads the stored rows of every key of the batch: one query per lookup.
+    mutating func findExisting(_ lookups: [KeyLookup]) throws {
+        for lookup in lookups {
+            var request = FetchRequest(entityName: lookup.entity.name)
+            request.predicate = lookup.predicate
+            let rows = try context.fetchRows(request)
+            identity.reserveCapacity(identity.count + rows.count)
+            for row in rows {
+                let key = UniqueKey(root: lookup.group.root, attributes: lookup.group.attributes,
+                                    values: lookup.group.attributes.map { row.values[$0] })
                 identity[key] = drafts.count
-                drafts.append(Draft(id: row.objectID, entity: entity, values: row.values, toOne: row.toOne,
+                drafts.append(Draft(id: row.objectID, entity: lookup.entity, values: row.values, toOne: row.toOne,
                                     stored: row, isStub: false, record: -1))
             }
         }
@@ -97,31 +94,30 @@ struct RowApplication {
 
     // MARK: Apply
 
-    /// Applies one top-level record's node tree.
-    /// - Throws: when a value does not fit its attribute; the record is then rejected.
-    mutating func apply(_ node: ImportNode, record: Int) throws {
-        _ = try draft(for: node, record: record)
+    /// Applies one top-level record's node tree (its values fit their attributes already:
+    /// the parser checked them).
+    mutating func apply(_ node: ImportNode, record: Int) {
+        _ = draft(for: node, record: record)
     }
 
-    private mutating func draft(for node: ImportNode, record: Int) throws -> Int {
-        let entity = node.mapping.entity
+    private mutating func draft(for node: ImportNode, record: Int) -> Int {
         let index: Int
         if let key = node.key, let found = identity[key] {
             index = found
             drafts[index].isStub = false
         } else {
-            index = newDraft(of: entity, record: record)
+            index = newDraft(of: node.mapping.entity, values: node.mapping.defaults, record: record)
             if let key = node.key { identity[key] = index }
         }
         drafts[index].record = record
         for (position, value) in node.values {
-            drafts[index].values[position] = try checked(value, entity.attributes[position], of: entity)
+            drafts[index].values[position] = value
         }
         for (position, target) in node.toOne {
             let link: Link
             switch target {
-            case .node(let nested)?: link = .object(drafts[try draft(for: nested, record: record)].id)
-            case .reference(let key, let destination)?: link = .object(drafts[try stub(key, destination, record: record)].id)
+            case .node(let nested)?: link = .object(drafts[draft(for: nested, record: record)].id)
+            case .reference(let key, let destination)?: link = .object(drafts[stub(key, destination, record: record)].id)
             case nil: link = .empty
             }
             drafts[index].toOne[position] = link
@@ -130,29 +126,20 @@ struct RowApplication {
     }
 
     /// The row a reference names: found, made by this batch, or a new stub holding its key.
-    private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) throws -> Int {
+    private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) -> Int {
         if let found = identity[key] { return found }
-        let index = newDraft(of: destination, record: record)
-        for (position, value) in zip(key.attributes, key.values) {
-            drafts[index].values[position] = try checked(value, destination.attributes[position], of: destination)
-        }
+        var values = destination.attributes.map(\.defaultValue)
+        for (position, value) in zip(key.attributes, key.values) { values[position] = value }
+        let index = newDraft(of: destination, values: values, record: record)
         drafts[index].isStub = true
         identity[key] = index
         return index
     }
 
-    private mutating func newDraft(of entity: Entity, record: Int) -> Int {
-        drafts.append(Draft(id: .temporary(entity: entity), entity: entity, values: entity.attributes.map(\.defaultValue),
+    private mutating func newDraft(of entity: Entity, values: [AttributeValue], record: Int) -> Int {
+        drafts.append(Draft(id: .temporary(entity: entity), entity: entity, values: values,
                             toOne: [:], stored: nil, isStub: false, record: record))
         return drafts.count - 1
-    }
-
-    private func checked(_ value: AttributeValue, _ attribute: Attribute, of entity: Entity) throws -> AttributeValue {
-        switch attribute.checked(value) {
-        case .success(let value): return value
-        case .failure(let problem):
-            throw TypeMismatch(description: "cannot set \(entity.name).\(attribute.name) to \(value): \(problem)")
-        }
     }
 
     // MARK: Check and save

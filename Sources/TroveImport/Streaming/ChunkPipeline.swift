@@ -22,6 +22,8 @@ final class ChunkPipeline: @unchecked Sendable {
     // Every stored property below is guarded by `condition`.
     private let condition = NSCondition()
     private var queue: [Result<RecordChunk, any Error>] = []
+    /// Chunks the importer is done with, to be freed on the reader thread.
+    private var spent: [RecordChunk] = []
     private var finished = false
     private var stopped = false
     private let depth: Int
@@ -55,6 +57,14 @@ final class ChunkPipeline: @unchecked Sendable {
         return item
     }
 
+    /// Hands back a chunk the importer is done with, so that the reader thread, not the
+    /// importer's, spends the time freeing its records and plans. The caller must not use it again.
+    func recycle(_ chunk: RecordChunk) {
+        condition.lock()
+        spent.append(chunk)
+        condition.unlock()
+    }
+
     /// Tells the reading thread to stop at its next chunk (the importer is done with it).
     func stop() {
         condition.lock()
@@ -67,6 +77,11 @@ final class ChunkPipeline: @unchecked Sendable {
     private func produce(_ reader: RecordReader, chunkSize: Int, parse: ([JSONValue], Int) -> ParsedRecords) {
         var read = 0
         while true {
+            condition.lock()
+            var garbage = spent
+            spent = []
+            condition.unlock()
+            garbage.removeAll()
             var records: [JSONValue] = []
             records.reserveCapacity(chunkSize)
             var failure: (any Error)?
