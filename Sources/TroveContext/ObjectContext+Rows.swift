@@ -46,7 +46,8 @@ extension ObjectContext {
         if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
         var saved = changes
         saved.inserted = Set(changes.inserted.map { result.permanentIDs[$0] ?? $0 })
-        try mergeChanges(from: saved)
+        // Objects or rows read ahead that the rows changed take the stored values.
+        if registrySize > 0 || !rowCache.isEmpty { try mergeChanges(from: saved) }
         if !saved.isEmpty {
             let event = ContextEvent(context: identifier, changes: saved)
             didSave.send(event)

@@ -53,7 +53,7 @@ public final class ObjectContext {
     var pendingMetadata: [String: String?] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
-    private var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
+    private(set) var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
     /// How old a row read ahead (prefetched, or loaded with a relationship) may be when its
     /// object is first asked for; an older one is read again. `nil` (the default) uses it
     /// whatever its age, as Core Data's default does.

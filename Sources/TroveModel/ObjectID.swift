@@ -61,8 +61,9 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
         lhs.key == rhs.key && lhs.rootEntityName == rhs.rootEntityName
     }
 
+    // The key alone: equal IDs have equal keys, IDs of different tables rarely share one, and
+    // hashing the entity's name too would double the cost of every set and dictionary of IDs.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(rootEntityName)
         hasher.combine(key)
     }
 

@@ -180,6 +180,37 @@ import TroveTesting
         #expect(!store.context.hasChanges)
     }
 
+    @Test func aRequiredLinkIsCheckedAsObjectsWould() throws {
+        let model = try Model {
+            Entity("Owner", uniqueBy: [["id"]]) {
+                Attribute("id", .string, optional: false)
+                Relationship("photos", to: "Photo", toMany: true, inverse: "owner")
+            }
+            Entity("Photo", uniqueBy: [["id"]]) {
+                Attribute("id", .integer64, optional: false)
+                Relationship("owner", to: "Owner", inverse: "photos", optional: false)
+            }
+        }
+        let payload = #"[{"id": 1, "owner": "ann"}, {"id": 2}, {"id": 3, "owner": {"id": "bob"}}, {"id": 1, "owner": null}]"#
+        var reports: [ImportReport] = []
+        for asObjects in [false, true] {
+            let container = try Container(model: model, url: dir.file("required-\(asObjects).trove"))
+            var options = ImportOptions()
+            if asObjects { options.hooks.afterRecord(of: "Photo") { _, _ in } }
+            var report = try Importer(context: container.newBackgroundContext(), options: options)
+                .importJSON(Data(payload.utf8), into: "Photo")
+            #expect(report.appliedAsObjects == (asObjects ? "Photo has an after-record hook" : nil))
+            report.appliedAsObjects = nil
+            reports.append(report)
+        }
+        #expect(reports[0] == reports[1])
+        #expect(reports[0].rejected.map(\.description) == [
+            "record 1 at owner: Photo.owner: owner is required but nil",
+            "record 3 at owner: Photo.owner: owner is required but nil",
+        ])
+        #expect(reports[0].entities["Photo"]?.inserted == 2)
+    }
+
     @Test func whatNeedsObjectsIsNamedInTheReport() throws {
         let store = try Store(dir.file("rows.trove"))
         store.context.undoManager = ContextUndoManager()

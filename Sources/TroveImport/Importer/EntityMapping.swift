@@ -47,6 +47,12 @@ final class EntityMapping {
     let uniqueKeys: [[Int]]
     /// The attributes' defaults: a new object's values.
     let defaults: [AttributeValue]
+    /// The attributes with a rule a save checks (required, min, max or regex).
+    let checkedAttributes: [Int]
+    /// Each relationship's inverse, by position.
+    let inverseNames: [String?]
+    /// The to-one relationships that must hold an object.
+    let requiredToOne: [Int]
 
     init(entity: Entity, model: Model, transformers: ValueTransformerRegistry) throws {
         self.entity = entity
@@ -72,6 +78,12 @@ final class EntityMapping {
         knownKeys = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
         uniqueKeys = entity.uniqueBy.map { names in names.compactMap { entity.attributeIndex(named: $0) } }
         defaults = entity.attributes.map(\.defaultValue)
+        inverseNames = entity.relationships.map(\.inverse)
+        requiredToOne = entity.relationships.indices.filter { !entity.relationships[$0].isToMany && !entity.relationships[$0].isOptional }
+        checkedAttributes = entity.attributes.indices.filter { position in
+            let a = entity.attributes[position]
+            return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
+        }
     }
 
     private static func coercer(_ attribute: Attribute, _ transformers: ValueTransformerRegistry) throws -> AttributeCoercer {

@@ -50,10 +50,10 @@ struct ImportBatch {
         var conflicts = 0
         while true {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
-            var rows = RowApplication(context: context)
+            var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
             try rows.findExisting(try lookups(of: accepted))
             for plan in accepted {
-                rows.apply(plan.node, record: plan.index)
+                try rows.apply(plan.node, record: plan.index)
             }
             let failures = rows.validate()
             if !failures.isEmpty {

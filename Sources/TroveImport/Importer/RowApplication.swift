@@ -11,7 +11,7 @@ struct RowApplication {
     /// A row as the batch leaves it: a stored row's copy, or a new one.
     private struct Draft {
         let id: ObjectID
-        let entity: Entity
+        let mapping: EntityMapping
         var values: [AttributeValue]
         var toOne: [Int: Link]
         /// The row as stored; `nil` for a new row.
@@ -24,13 +24,14 @@ struct RowApplication {
     }
 
     let context: ObjectContext
+    /// The mapping of an entity (for its defaults and rules).
+    let mapping: (Entity) throws -> EntityMapping
     private var drafts: [Draft] = []
     private var identity: [UniqueKey: Int] = [:]
-    /// The attributes with a rule to check, per entity.
-    private var checkedAttributes: [String: [Int]] = [:]
 
-    init(context: ObjectContext) {
+    init(context: ObjectContext, mapping: @escaping (Entity) throws -> EntityMapping) {
         self.context = context
+        self.mapping = mapping
     }
 
     // MARK: What rows can do
@@ -61,8 +62,9 @@ struct RowApplication {
             }
             return nil
         }
+        var seenMappings: Set<ObjectIdentifier> = []
         for node in nodes {
-            if let reason = reason(for: node.mapping.entity) { return reason }
+            if seenMappings.insert(ObjectIdentifier(node.mapping)).inserted, let reason = reason(for: node.mapping.entity) { return reason }
             if !node.toMany.isEmpty { return "\(node.mapping.entity.name) records set to-many relationships" }
             if !node.handled.isEmpty { return "\(node.mapping.entity.name) has key handlers" }
             if node.key == nil && !node.path.isEmpty { return "nested \(node.mapping.entity.name) objects have no unique key" }
@@ -78,6 +80,7 @@ struct RowApplication {
     /// Reads the stored rows of every key of the batch: one query per lookup.
     mutating func findExisting(_ lookups: [KeyLookup]) throws {
         for lookup in lookups {
+            let mapping = try mapping(lookup.entity)
             var request = FetchRequest(entityName: lookup.entity.name)
             request.predicate = lookup.predicate
             let rows = try context.fetchRows(request)
@@ -86,7 +89,7 @@ struct RowApplication {
                 let key = UniqueKey(root: lookup.group.root, attributes: lookup.group.attributes,
                                     values: lookup.group.attributes.map { row.values[$0] })
                 identity[key] = drafts.count
-                drafts.append(Draft(id: row.objectID, entity: lookup.entity, values: row.values, toOne: row.toOne,
+                drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
                                     stored: row, isStub: false, record: -1))
             }
         }
@@ -96,17 +99,17 @@ struct RowApplication {
 
     /// Applies one top-level record's node tree (its values fit their attributes already:
     /// the parser checked them).
-    mutating func apply(_ node: ImportNode, record: Int) {
-        _ = draft(for: node, record: record)
+    mutating func apply(_ node: ImportNode, record: Int) throws {
+        _ = try draft(for: node, record: record)
     }
 
-    private mutating func draft(for node: ImportNode, record: Int) -> Int {
+    private mutating func draft(for node: ImportNode, record: Int) throws -> Int {
         let index: Int
         if let key = node.key, let found = identity[key] {
             index = found
             drafts[index].isStub = false
         } else {
-            index = newDraft(of: node.mapping.entity, values: node.mapping.defaults, record: record)
+            index = newDraft(node.mapping, values: node.mapping.defaults, record: record)
             if let key = node.key { identity[key] = index }
         }
         drafts[index].record = record
@@ -116,8 +119,8 @@ struct RowApplication {
         for (position, target) in node.toOne {
             let link: Link
             switch target {
-            case .node(let nested)?: link = .object(drafts[draft(for: nested, record: record)].id)
-            case .reference(let key, let destination)?: link = .object(drafts[stub(key, destination, record: record)].id)
+            case .node(let nested)?: link = .object(drafts[try draft(for: nested, record: record)].id)
+            case .reference(let key, let destination)?: link = .object(drafts[try stub(key, destination, record: record)].id)
             case nil: link = .empty
             }
             drafts[index].toOne[position] = link
@@ -126,18 +129,19 @@ struct RowApplication {
     }
 
     /// The row a reference names: found, made by this batch, or a new stub holding its key.
-    private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) -> Int {
+    private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) throws -> Int {
         if let found = identity[key] { return found }
-        var values = destination.attributes.map(\.defaultValue)
+        let mapping = try mapping(destination)
+        var values = mapping.defaults
         for (position, value) in zip(key.attributes, key.values) { values[position] = value }
-        let index = newDraft(of: destination, values: values, record: record)
+        let index = newDraft(mapping, values: values, record: record)
         drafts[index].isStub = true
         identity[key] = index
         return index
     }
 
-    private mutating func newDraft(of entity: Entity, values: [AttributeValue], record: Int) -> Int {
-        drafts.append(Draft(id: .temporary(entity: entity), entity: entity, values: values,
+    private mutating func newDraft(_ mapping: EntityMapping, values: [AttributeValue], record: Int) -> Int {
+        drafts.append(Draft(id: .temporary(entity: mapping.entity), mapping: mapping, values: values,
                             toOne: [:], stored: nil, isStub: false, record: record))
         return drafts.count - 1
     }
@@ -145,37 +149,25 @@ struct RowApplication {
     // MARK: Check and save
 
     /// Every model rule the new and changed rows break, as a save of objects would find them.
-    mutating func validate() -> [ValidationError.Failure] {
+    func validate() -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
         for draft in drafts {
-            let changedLinks: [Int]
-            if let stored = draft.stored {
-                changedLinks = draft.toOne.keys.filter { stored.toOne[$0] != draft.toOne[$0] }
-                guard !changedLinks.isEmpty || draft.values != stored.values else { continue }
-            } else {
-                changedLinks = Array(draft.entity.relationships.indices)
+            let mapping = draft.mapping
+            if let stored = draft.stored, draft.values == stored.values,
+               !draft.toOne.contains(where: { stored.toOne[$0.key] != $0.value }) {
+                continue  // unchanged
             }
-            for position in attributesWithRules(of: draft.entity) {
-                failures += ObjectContext.failures(of: draft.values[position], for: draft.entity.attributes[position], in: draft.id)
+            for position in mapping.checkedAttributes {
+                failures += ObjectContext.failures(of: draft.values[position], for: mapping.entity.attributes[position], in: draft.id)
             }
-            for position in changedLinks.sorted() {
-                let relationship = draft.entity.relationships[position]
-                guard !relationship.isToMany, !relationship.isOptional, draft.toOne[position]?.objectID == nil else { continue }
-                failures.append(ValidationError.Failure(objectID: draft.id, key: relationship.name, rule: .required,
-                                                        message: "\(relationship.name) is required but nil"))
+            // A required to-one is checked on a new row, and on a stored row whose link changed.
+            for position in mapping.requiredToOne where draft.toOne[position]?.objectID == nil
+                && (draft.stored == nil || draft.stored?.toOne[position] != draft.toOne[position]) {
+                let name = mapping.entity.relationships[position].name
+                failures.append(ValidationError.Failure(objectID: draft.id, key: name, rule: .required, message: "\(name) is required but nil"))
             }
         }
         return failures
-    }
-
-    private mutating func attributesWithRules(of entity: Entity) -> [Int] {
-        if let cached = checkedAttributes[entity.name] { return cached }
-        let positions = entity.attributes.indices.filter { position in
-            let a = entity.attributes[position]
-            return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
-        }
-        checkedAttributes[entity.name] = positions
-        return positions
     }
 
     /// The last record that touched a row, and the row's key.
@@ -190,21 +182,29 @@ struct RowApplication {
     func save(metadata: [String: String?]) throws -> [String: ImportReport.EntityCounts] {
         var rows = ChangeSet(metadata: metadata)
         var changes = ObjectChanges()
-        var counts: [String: ImportReport.EntityCounts] = [:]
+        changes.inserted.reserveCapacity(drafts.count)
+        // Counted per mapping (one per entity), named at the end.
+        var tallies: [ObjectIdentifier: (name: String, counts: ImportReport.EntityCounts)] = [:]
+        func count(_ mapping: EntityMapping, _ add: (inout ImportReport.EntityCounts) -> Void) {
+            add(&tallies[ObjectIdentifier(mapping), default: (mapping.entity.name, .init())].counts)
+        }
         /// An object on the to-many side of a link that changed: its relationship changed too.
-        func relink(_ link: Link?, _ relationship: Relationship) {
-            guard let id = link?.objectID, id.primaryKey != nil, let inverse = relationship.inverse else { return }
-            changes.updated.insert(id)
-            changes.changedKeys[id, default: []].insert(inverse)
+        func relink(_ link: Link?, _ position: Int, of mapping: EntityMapping) {
+            guard let id = link?.objectID, id.primaryKey != nil, let inverse = mapping.inverseNames[position] else { return }
+            if changes.updated.insert(id).inserted {
+                changes.changedKeys[id] = [inverse]
+            } else {
+                changes.changedKeys[id, default: []].insert(inverse)
+            }
         }
         for draft in drafts {
-            let name = draft.entity.name
+            let mapping = draft.mapping
             guard let stored = draft.stored else {
                 rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
                                                      relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
                 changes.inserted.insert(draft.id)
-                for (position, link) in draft.toOne { relink(link, draft.entity.relationships[position]) }
-                if draft.isStub { counts[name, default: .init()].stubs += 1 } else { counts[name, default: .init()].inserted += 1 }
+                for (position, link) in draft.toOne { relink(link, position, of: mapping) }
+                if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
             }
             var values: [Int: AttributeValue] = [:]
@@ -214,22 +214,24 @@ struct RowApplication {
             var links: [RelationshipChange] = []
             for (position, link) in draft.toOne.sorted(by: { $0.key < $1.key }) where stored.toOne[position] != link {
                 links.append(.toOne(position, link))
-                relink(stored.toOne[position], draft.entity.relationships[position])
-                relink(link, draft.entity.relationships[position])
+                relink(stored.toOne[position], position, of: mapping)
+                relink(link, position, of: mapping)
             }
             guard !values.isEmpty || !links.isEmpty else {
                 // Counted when a record described it, not when one only referred to it.
-                if draft.record >= 0 { counts[name, default: .init()].unchanged += 1 }
+                if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
                 continue
             }
             rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
             changes.updated.insert(draft.id)
             changes.changedKeys[draft.id, default: []].formUnion(
-                values.keys.map { draft.entity.attributes[$0].name } + links.map { change in
-                    if case .toOne(let position, _) = change { draft.entity.relationships[position].name } else { "" }
+                values.keys.map { mapping.entity.attributes[$0].name } + links.map { change in
+                    if case .toOne(let position, _) = change { mapping.entity.relationships[position].name } else { "" }
                 })
-            counts[name, default: .init()].updated += 1
+            count(mapping) { $0.updated += 1 }
         }
+        var counts: [String: ImportReport.EntityCounts] = [:]
+        for (name, tally) in tallies.values { counts[name, default: .init()].add(tally) }
         _ = try context.saveRows(rows, announcing: changes)
         return counts
     }
