@@ -86,13 +86,15 @@ struct JSONParser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enterContainer()
         position += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             position += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        // Collected first, so that the dictionary is made once at its size, never rehashed.
+        var pairs: [(key: String, value: JSONValue)] = []
+        pairs.reserveCapacity(16)
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else {
@@ -106,13 +108,15 @@ struct JSONParser {
             }
             position += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            pairs.append((key, try parseValue()))
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
                 depth -= 1
+                var members = [String: JSONValue](minimumCapacity: pairs.count)
+                for (key, value) in pairs { members[key] = value }  // a repeated key keeps its last value
                 return .object(members)
             default: throw error("expected ',' or '}' in object, found \(describeByte(at: position))")
             }

@@ -212,15 +212,18 @@ struct ParsedRecords {
         var unknownKeys: [String: Int] = [:]
 
         init(_ plans: [Plan]) {
-            var unknown: [String: [String: Int]] = [:]
+            // By mapping (one per entity), named "Entity.key" once per batch, not once per record.
+            var unknown: [ObjectIdentifier: (entity: String, keys: [String: Int])] = [:]
             for plan in plans {
                 for node in plan.nodes {
                     for kind in node.coercions { coercions[kind, default: 0] += 1 }
-                    for key in node.unknownKeys { unknown[node.mapping.entity.name, default: [:]][key, default: 0] += 1 }
+                    guard !node.unknownKeys.isEmpty else { continue }
+                    let id = ObjectIdentifier(node.mapping)
+                    if unknown[id] == nil { unknown[id] = (node.mapping.entity.name, [:]) }
+                    for key in node.unknownKeys { unknown[id]?.keys[key, default: 0] += 1 }
                 }
             }
-            // Named "Entity.key" once per batch, not once per record.
-            for (entity, keys) in unknown {
+            for (entity, keys) in unknown.values {
                 for (key, count) in keys { unknownKeys["\(entity).\(key)", default: 0] += count }
             }
         }

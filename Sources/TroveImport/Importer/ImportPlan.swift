@@ -84,9 +84,14 @@ struct KeyLookup {
     /// The lookups of some plans' objects and references, in a stable order (so that batches
     /// lock rows in the same order).
     static func lookups(_ plans: [ParsedRecords.Plan]) throws -> [KeyLookup] {
-        var groups: [UniqueKey.Group: (entity: Entity, keys: Set<UniqueKey>)] = [:]
-        func add(_ key: UniqueKey, _ entity: Entity) {
-            groups[UniqueKey.Group(root: key.root, attributes: key.attributes), default: (entity, [])].keys.insert(key)
+        // A batch has a few groups: found by a linear search, cheaper than hashing each key's group.
+        var groups: [(group: UniqueKey.Group, entity: Entity, keys: Set<UniqueKey>)] = []
+        func add(_ key: UniqueKey, _ entity: @autoclosure () -> Entity) {
+            if let at = groups.firstIndex(where: { $0.group.root == key.root && $0.group.attributes == key.attributes }) {
+                groups[at].keys.insert(key)
+            } else {
+                groups.append((UniqueKey.Group(root: key.root, attributes: key.attributes), entity(), [key]))
+            }
         }
         for plan in plans {
             for node in plan.nodes {
@@ -94,8 +99,8 @@ struct KeyLookup {
             }
             for (key, destination) in plan.references { add(key, destination) }
         }
-        return try groups.sorted { $0.key < $1.key }.map { group, found in
-            KeyLookup(group: group, entity: found.entity, keys: found.keys, predicate: try predicate(matching: found.keys, of: found.entity))
+        return try groups.sorted { $0.group < $1.group }.map { found in
+            KeyLookup(group: found.group, entity: found.entity, keys: found.keys, predicate: try predicate(matching: found.keys, of: found.entity))
         }
     }
 

@@ -81,13 +81,14 @@ struct RowApplication {
     mutating func findExisting(_ lookups: [KeyLookup]) throws {
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
+            let (root, attributes) = (lookup.group.root, lookup.group.attributes)
             var request = FetchRequest(entityName: lookup.entity.name)
             request.predicate = lookup.predicate
             let rows = try context.fetchRows(request)
             identity.reserveCapacity(identity.count + rows.count)
+            drafts.reserveCapacity(drafts.count + rows.count)
             for row in rows {
-                let key = UniqueKey(root: lookup.group.root, attributes: lookup.group.attributes,
-                                    values: lookup.group.attributes.map { row.values[$0] })
+                let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
                 identity[key] = drafts.count
                 drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
                                     stored: row, isStub: false, record: -1))
