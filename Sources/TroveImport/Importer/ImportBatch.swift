@@ -20,12 +20,6 @@ struct ImportBatch {
         self.parsed = parsed
     }
 
-    /// A batch of `records`, the first at position `firstIndex` of the input.
-    init(importer: Importer, entity: Entity, records: ArraySlice<JSONValue>, firstIndex: Int) {
-        let parser = ImportParser(hooks: importer.options.hooks) { [importer] entity in try importer.mapping(for: entity) }
-        self.init(importer: importer, entity: entity, parsed: ParsedRecords(records, as: entity, firstIndex: firstIndex, parser: parser))
-    }
-
     private var context: ObjectContext { importer.context }
     private var firstIndex: Int { parsed.firstIndex }
 

@@ -52,7 +52,8 @@ public struct ImportHooks: Sendable {
     /// No hooks.
     public init() {}
 
-    /// Runs `body` on each record of `entityName` before it is read.
+    /// Runs `body` on each record of `entityName` before it is read, on the importer's
+    /// reading thread (not the caller's).
     public mutating func beforeRecord(of entityName: String, _ body: @escaping BeforeRecord) {
         before[entityName] = body
     }

@@ -54,26 +54,35 @@ public final class Importer {
         }
     }
 
-    /// Imports records into `entityName`, `options.batchSize` records per saved batch.
+    /// Imports records into `entityName`, `options.batchSize` records per saved batch. The
+    /// next batch is read into plans (mapped, coerced; before-record hooks run) on a thread of
+    /// the importer's own while this one is applied and saved.
     /// - Returns: what was inserted, updated, unchanged, deleted and rejected.
     /// - Throws: ``ImportError`` for an unknown entity, a context with unsaved changes, a bad
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
         let entity = try importTarget(entityName)
+        let (options, model, batchSize) = (options, context.model, max(options.batchSize, 1))
+        let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser") { push in
+            let mappings = MappingCache(model: model, transformers: options.transformers)
+            let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
+            for start in stride(from: 0, to: records.count, by: batchSize) {
+                let slice = records[start..<min(start + batchSize, records.count)]
+                guard push(ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)) else { return }
+            }
+        }
+        defer { batches.stop() }
         var report = ImportReport()
         var seen: Set<UniqueKey> = []
-        var start = 0
-        while start < records.count {
-            let end = min(start + max(options.batchSize, 1), records.count)
-            var batch = ImportBatch(importer: self, entity: entity, records: records[start..<end], firstIndex: start)
+        while let parsed = batches.next() {
+            var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
             do {
-                let batchReport = try batch.run(seen: &seen)
-                report.merge(batchReport)
+                report.merge(try batch.run(seen: &seen))
             } catch let error as ImportError where error.code == .recordRejected {
                 report.merge(error.report ?? ImportReport())
                 throw ImportError(.recordRejected, error.message, report: report)
             }
-            start = end
+            batches.recycle(parsed)
         }
         if let scope = options.syncScope {
             try sync(entity, scope: scope, seen: seen, report: &report)

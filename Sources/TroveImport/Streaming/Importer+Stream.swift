@@ -101,7 +101,7 @@ extension Importer {
             if !chunk.isLast, isCancelled?() == true {
                 throw ImportError(.cancelled, "the import into \(entity.name) was cancelled after \(recordsBefore) records (byte \(chunk.end.offset)); its checkpoint is kept: import the same input again to resume", report: report)
             }
-            pipeline.recycle(chunk)
+            pipeline.recycle(.success(chunk))
         }
         if recordsBefore == 0, stored != nil {
             // An empty input: what another input's checkpoint says no longer applies.

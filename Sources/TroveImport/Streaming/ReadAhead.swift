@@ -1,0 +1,81 @@
+import Foundation
+
+/// Items made on a thread of their own, at most `depth` ahead of the one consumer, so that
+/// making the next item overlaps with using this one (an import parses the next chunk while
+/// SQLite writes this one). Items the consumer is done with go back to that thread to be freed.
+///
+/// `@unchecked`: items are handed over — made on the producing thread, then used only by the
+/// consumer, then only by the producing thread again — never shared.
+final class ReadAhead<Item>: @unchecked Sendable {
+    // Every stored property below is guarded by `condition`.
+    private let condition = NSCondition()
+    private var queue: [Item] = []
+    private var finished = false
+    private var stopped = false
+    /// Items the consumer is done with, to be freed on the producing thread.
+    private var spent: [Item] = []
+    private let depth: Int
+
+    /// Starts `produce` on a new thread named `name`. It calls its argument with each item in
+    /// turn (which waits while `depth` items are queued) and stops when that returns `false`:
+    /// the consumer stopped.
+    init(name: String, depth: Int = 2, produce: @escaping @Sendable (_ push: (Item) -> Bool) -> Void) {
+        self.depth = depth
+        let thread = Thread { [self] in
+            produce { item in push(item) }
+            condition.lock()
+            finished = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        // Deeply nested records recurse in the parser.
+        thread.stackSize = 8 << 20
+        thread.name = name
+        thread.start()
+    }
+
+    /// The next item, waiting for it; `nil` after the last.
+    func next() -> Item? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished { condition.wait() }
+        guard !queue.isEmpty else { return nil }
+        let item = queue.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// Hands back an item the consumer is done with, so that the producing thread, not the
+    /// consumer's, spends the time freeing it. The caller must not use it again.
+    func recycle(_ item: Item) {
+        condition.lock()
+        spent.append(item)
+        condition.unlock()
+    }
+
+    /// Tells the producing thread to stop at its next item (the consumer is done).
+    func stop() {
+        condition.lock()
+        stopped = true
+        queue = []
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues an item, waiting while `depth` are queued, and frees the recycled ones; `false`
+    /// once the consumer stopped.
+    private func push(_ item: Item) -> Bool {
+        condition.lock()
+        var garbage = spent
+        spent = []
+        while queue.count >= depth && !stopped { condition.wait() }
+        let accepted = !stopped
+        if accepted {
+            queue.append(item)
+            condition.broadcast()
+        }
+        condition.unlock()
+        garbage.removeAll()
+        return accepted
+    }
+}
