@@ -169,6 +169,12 @@ struct JSONParser {
 
     mutating func parseNumber() throws(JSONParseError) -> String {
         let start = position
+        try scanNumber()
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    /// Moves past a number, checking its grammar.
+    mutating func scanNumber() throws(JSONParseError) {
         if peek() == UInt8(ascii: "-") { position += 1 }
         guard let first = peek(), isDigit(first) else { throw error("expected a digit in number") }
         if first == UInt8(ascii: "0") {
@@ -188,7 +194,6 @@ struct JSONParser {
             guard let d = peek(), isDigit(d) else { throw error("expected a digit in exponent") }
             skipDigits()
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     }
 
     mutating func skipDigits() {

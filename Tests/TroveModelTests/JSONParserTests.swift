@@ -99,6 +99,29 @@ import TroveModel
         #expect(JSONValue.object(["k": [1, 2]]).serialized(pretty: true) == "{\n  \"k\": [\n    1,\n    2\n  ]\n}")
     }
 
+    /// Validating without building values accepts and rejects exactly what parsing does, with
+    /// the same error.
+    @Test(arguments: [
+        "[1, 2,]", "{\"a\": 1,}", "{\"a\" 1}", "{a: 1}", "[1 2]", "1 2", "tru", "", "  ", "{\"a\":1}}", "// comment\n1",
+        "01", "-01", "00.5", "1.", ".5", "-", "1e", "+1", "NaN", "[01]", "0", "-0.5e-3", "10E+2",
+        #"["\u00e9\n\t\"\\\/\b\f\r", "\ud83d\ude00", "plain é"]"#, #""\ud83d""#, #""\udc00""#, #""\x""#, #""a"#,
+        "\"tab\there\"", #"{"b": [true, false, null, 1.50, "x\u0001y"], "a": {"nested": {}, "empty": []}, "é": "\u2028"}"#,
+        #"{"id": 1, "owner": {"name": "Ann", "tags": ["x", {"deep": [null]}]}}"#, "[true, fals]", "[nul]", "{\"k\"",
+        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+    ])
+    func validatingAgreesWithParsing(text: String) {
+        var validated: JSONParseError?
+        do { try JSONValue.validate(Data(text.utf8)) } catch { validated = error }
+        #expect(validated == parseError(text))
+    }
+
+    @Test func validatingRejectsInvalidUTF8AsParsingDoes() {
+        let data = Data([0x5B, 0x22, 0x61, 0xFF, 0x22, 0x5D])
+        var validated: JSONParseError?
+        do { try JSONValue.validate(data) } catch { validated = error }
+        #expect(validated == parseError(data) && validated != nil)
+    }
+
     @Test func repeatedKeyKeepsTheLastValue() throws {
         #expect(try JSONValue(parsing: #"{"a": 1, "a": 2}"#) == ["a": 2])
     }

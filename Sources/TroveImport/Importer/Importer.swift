@@ -30,28 +30,21 @@ public final class Importer {
 
     /// Imports JSON text: a top-level array is a list of records, a single object is one
     /// record, and `root` (a dotted key path such as `photos.photo`) picks an array inside.
+    ///
+    /// The text is checked whole first, so that malformed JSON writes nothing; then it is read
+    /// as ``importStream(_:into:format:resume:progress:isCancelled:)`` reads a file (the next
+    /// batch parsed on a thread of its own while this one is saved), without checkpoints.
     /// - Throws: ``ImportError`` `.invalidJSON` (with line, column and byte offset, before
     ///   anything is written), `.rootNotFound`, or as ``importRecords(_:into:)``.
     public func importJSON(_ data: Data, into entityName: String, root: String? = nil) throws -> ImportReport {
-        let json: JSONValue
+        let entity = try importTarget(entityName)
         do {
-            json = try JSONValue(parsing: data)
+            try JSONValue.validate(data)
         } catch {
             throw ImportError(.invalidJSON, "\(error); nothing was imported")
         }
-        var value = json
-        for key in root?.split(separator: ".").map(String.init) ?? [] {
-            guard case .object(let members) = value, let next = members[key] else {
-                throw ImportError(.rootNotFound, "the input has no key path '\(root ?? "")': '\(key)' is missing; check --root")
-            }
-            value = next
-        }
-        switch value {
-        case .array(let records): return try importRecords(records, into: entityName)
-        case .object: return try importRecords([value], into: entityName)
-        default:
-            throw ImportError(.rootNotFound, "expected an array of records or one record\(root.map { " at '\($0)'" } ?? ""), found \(value.kindName)")
-        }
+        return try stream(RecordReader(input: ByteInput(data: data), format: .json(root: root), resume: nil), into: entity,
+                          resettingContext: false, resumedAt: nil, checkpoints: nil, progress: nil, isCancelled: nil)
     }
 
     /// Imports records into `entityName`, `options.batchSize` records per saved batch. The

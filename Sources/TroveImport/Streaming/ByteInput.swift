@@ -15,9 +15,9 @@ public enum ImportInput: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A buffered reader of an input's bytes with `read(2)`: the bytes between `start` and `end` of
-/// `buffer` are read but not consumed; `offset(of:)` turns a buffer position into a byte offset
-/// in the input.
+/// A buffered reader of an input's bytes with `read(2)` (or from memory): the bytes between
+/// `start` and `end` of `buffer` are read but not consumed; `offset(of:)` turns a buffer
+/// position into a byte offset in the input.
 final class ByteInput {
     /// The first bytes of the input, hashed to tell one input from another.
     static let headLength = 64 * 1024
@@ -26,9 +26,14 @@ final class ByteInput {
     /// The largest single record (or wrapper key) a reader holds in memory.
     static let maximumRecordSize = 256 << 20
 
-    let input: ImportInput
+    /// The input as messages name it.
+    let name: String
+    /// Whether the input is standard input (which cannot be read again from its start).
+    let isStandardInput: Bool
     private let descriptor: Int32
     private let ownsDescriptor: Bool
+    /// The bytes of an input in memory, read from instead of the descriptor.
+    private let memory: Data?
     /// The input's size when it is a regular file.
     let size: Int64?
     private(set) var buffer: [UInt8] = []
@@ -41,7 +46,8 @@ final class ByteInput {
     /// Opens `input`, to read `readSize` bytes at a time.
     /// - Throws: ``ImportError`` `.unreadableInput` naming the file and the system's reason.
     init(_ input: ImportInput, readSize: Int = ByteInput.readSize) throws {
-        self.input = input
+        name = input.description
+        memory = nil
         switch input {
         case .file(let url):
             let fd = open(url.path, O_RDONLY | O_CLOEXEC)
@@ -54,15 +60,27 @@ final class ByteInput {
             descriptor = STDIN_FILENO
             ownsDescriptor = false
         }
+        isStandardInput = input == .standardInput
         var info = stat()
         if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             size = Int64(info.st_size)
         } else if (info.st_mode & S_IFMT) == S_IFDIR {
             if ownsDescriptor { close(descriptor) }
-            throw ImportError(.unreadableInput, "\(input) is a directory; give a JSON file")
+            throw ImportError(.unreadableInput, "\(name) is a directory; give a JSON file")
         } else {
             size = nil
         }
+        buffer = [UInt8](repeating: 0, count: max(readSize, 1))
+    }
+
+    /// Reads JSON text already in memory, as a file would be read.
+    init(data: Data, readSize: Int = ByteInput.readSize) {
+        name = "the JSON data"
+        isStandardInput = false
+        descriptor = -1
+        ownsDescriptor = false
+        memory = data
+        size = Int64(data.count)
         buffer = [UInt8](repeating: 0, count: max(readSize, 1))
     }
 
@@ -93,7 +111,7 @@ final class ByteInput {
         }
         if end == buffer.count {
             guard buffer.count < Self.maximumRecordSize else {
-                throw ImportError(.unreadableInput, "\(input): a single record at byte \(consumed) is larger than \(Self.maximumRecordSize >> 20) MiB; split the input")
+                throw ImportError(.unreadableInput, "\(name): a single record at byte \(consumed) is larger than \(Self.maximumRecordSize >> 20) MiB; split the input")
             }
             buffer += [UInt8](repeating: 0, count: buffer.count)
         }
@@ -123,7 +141,7 @@ final class ByteInput {
             start = Int(target - base)
             return
         }
-        if ownsDescriptor, lseek(descriptor, off_t(target), SEEK_SET) == off_t(target) {
+        if memory != nil || (ownsDescriptor && lseek(descriptor, off_t(target), SEEK_SET) == off_t(target)) {
             base = target
             start = 0
             end = 0
@@ -131,12 +149,12 @@ final class ByteInput {
             return
         }
         guard target > base else {
-            throw ImportError(.unreadableInput, "\(input) cannot be read again from byte \(target); import with --restart")
+            throw ImportError(.unreadableInput, "\(name) cannot be read again from byte \(target); import with --restart")
         }
         while offset(of: end) < target {
             start = end
             guard try fill() else {
-                throw ImportError(.unreadableInput, "\(input) ends at byte \(offset(of: end)), before byte \(target) where the checkpoint resumes; import with --restart")
+                throw ImportError(.unreadableInput, "\(name) ends at byte \(offset(of: end)), before byte \(target) where the checkpoint resumes; import with --restart")
             }
         }
         start = Int(target - base)
@@ -154,6 +172,15 @@ final class ByteInput {
     }
 
     private func readSome(into position: Int) throws -> Int {
+        if let memory {
+            let from = Int(offset(of: position)) + memory.startIndex
+            let count = min(buffer.count - position, memory.endIndex - from)
+            guard count > 0 else { return 0 }
+            _ = buffer.withUnsafeMutableBytes { raw in
+                memory.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: raw[position..<(position + count)]), from: from..<(from + count))
+            }
+            return count
+        }
         while true {
             let count = buffer.withUnsafeMutableBytes { raw -> Int in
                 guard let address = raw.baseAddress else { return 0 }
@@ -161,7 +188,7 @@ final class ByteInput {
             }
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw ImportError(.unreadableInput, "reading \(input) at byte \(offset(of: position)) failed: \(String(cString: strerror(errno)))")
+            throw ImportError(.unreadableInput, "reading \(name) at byte \(offset(of: position)) failed: \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -31,27 +31,40 @@ extension Importer {
         let entity = try importTarget(entityName)
         let bytes = try ByteInput(input)
         let head = String(try bytes.headDigest(), radix: 16)
-        let totalBytes = bytes.size
         let key = ImportCheckpoint.metadataKey(for: entity.name)
         let checkpointing = options.syncScope == nil
         let stored = try context.store.metadata()[key]
-        var report = ImportReport()
+        var resumed: ImportReport.ResumePoint?
         var start: ReadPosition?
         if resume == .resume, checkpointing, let checkpoint = stored.flatMap(ImportCheckpoint.decode),
-           checkpoint.options == checkpointOptions(format), checkpoint.inputSize == totalBytes, checkpoint.inputHead == head {
+           checkpoint.options == checkpointOptions(format), checkpoint.inputSize == bytes.size, checkpoint.inputHead == head {
             start = try resumePosition(checkpoint, in: bytes)
-            if start != nil { report.resumedAt = ImportReport.ResumePoint(records: checkpoint.records, byteOffset: checkpoint.byteOffset) }
+            if start != nil { resumed = ImportReport.ResumePoint(records: checkpoint.records, byteOffset: checkpoint.byteOffset) }
         }
-        let template = ImportCheckpoint(entity: entity.name, input: input.description, inputSize: totalBytes, inputHead: head,
+        let template = ImportCheckpoint(entity: entity.name, input: input.description, inputSize: bytes.size, inputHead: head,
                                         options: checkpointOptions(format), byteOffset: 0, lines: 0, records: 0,
                                         lastRecordOffset: 0, lastRecordDigest: "", savedAt: Date())
+        return try stream(RecordReader(input: bytes, format: format, resume: start), into: entity, resettingContext: true, resumedAt: resumed,
+                          checkpoints: (template, key, saving: checkpointing, stored: stored != nil),
+                          progress: progress, isCancelled: isCancelled)
+    }
 
-        let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
-                                     firstIndex: report.resumedAt?.records ?? 0, options: options, model: context.model,
-                                     chunkSize: options.batchSize)
+    /// Imports what `reader` reads, a chunk per transaction, the next chunk read on a thread of
+    /// its own. With `checkpoints` (a template, the metadata key, whether to save them, and
+    /// whether the store holds one now), each chunk but the last saves a checkpoint and the
+    /// last removes any. `resettingContext` resets the context after each chunk (letting go of
+    /// what it holds, the caller's objects included).
+    func stream(_ reader: RecordReader, into entity: Entity, resettingContext: Bool, resumedAt: ImportReport.ResumePoint?,
+                checkpoints: (template: ImportCheckpoint, key: String, saving: Bool, stored: Bool)?,
+                progress: ((ImportProgress) -> Void)?, isCancelled: (() -> Bool)?) throws -> ImportReport {
+        let totalBytes = reader.input.size
+        var report = ImportReport()
+        report.resumedAt = resumedAt
+        let pipeline = ChunkPipeline(reader: reader, entity: entity, firstIndex: resumedAt?.records ?? 0, options: options,
+                                     model: context.model, chunkSize: options.batchSize)
         defer { pipeline.stop() }
         var seen: Set<UniqueKey> = []
-        var recordsBefore = report.resumedAt?.records ?? 0
+        var recordsBefore = resumedAt?.records ?? 0
         var wroteCheckpoint = false
         let clock = ContinuousClock()
         let began = clock.now
@@ -69,18 +82,20 @@ extension Importer {
             case .failure(let error): throw error
             }
             var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
-            if checkpointing && !chunk.isLast {
-                var checkpoint = template
-                checkpoint.byteOffset = chunk.end.offset
-                checkpoint.lines = chunk.end.line
-                checkpoint.records = recordsBefore + chunk.records.count
-                checkpoint.lastRecordOffset = chunk.lastRecordOffset
-                checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
-                checkpoint.savedAt = Date()
-                batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
-                wroteCheckpoint = true
-            } else if stored != nil || wroteCheckpoint {
-                batch.metadata.updateValue(nil, forKey: key)
+            if let (template, key, saving, stored) = checkpoints {
+                if saving && !chunk.isLast {
+                    var checkpoint = template
+                    checkpoint.byteOffset = chunk.end.offset
+                    checkpoint.lines = chunk.end.line
+                    checkpoint.records = recordsBefore + chunk.records.count
+                    checkpoint.lastRecordOffset = chunk.lastRecordOffset
+                    checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
+                    checkpoint.savedAt = Date()
+                    batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
+                    wroteCheckpoint = true
+                } else if stored || wroteCheckpoint {
+                    batch.metadata.updateValue(nil, forKey: key)
+                }
             }
             do {
                 report.merge(try batch.run(seen: &seen))
@@ -89,7 +104,7 @@ extension Importer {
                 throw ImportError(.recordRejected, error.message, report: report)
             }
             recordsBefore += chunk.records.count
-            context.reset()
+            if resettingContext { context.reset() }
             if let progress {
                 let elapsed = began.duration(to: clock.now)
                 let seconds = elapsed.inSeconds
@@ -103,7 +118,7 @@ extension Importer {
             }
             pipeline.recycle(.success(chunk))
         }
-        if recordsBefore == 0, stored != nil {
+        if recordsBefore == 0, let (_, key, _, stored) = checkpoints, stored {
             // An empty input: what another input's checkpoint says no longer applies.
             context.setStoreMetadata(nil, forKey: key)
             try context.save()
@@ -134,7 +149,7 @@ extension Importer {
                 return ReadPosition(offset: checkpoint.byteOffset, line: checkpoint.lines)
             }
         }
-        if case .standardInput = bytes.input {
+        if bytes.isStandardInput {
             throw ImportError(.unreadableInput, "standard input differs from the interrupted import's at byte \(checkpoint.lastRecordOffset), and it cannot be read again from its start; import with --restart")
         }
         try bytes.skip(to: 0)
