@@ -1,6 +1,7 @@
 public import Foundation
 public import TroveModel
 public import TroveStore
+import Synchronization
 
 /// A model and its store, with the contexts that work on them.
 ///
@@ -24,6 +25,8 @@ public final class Container: Sendable {
     /// Whether the view context merges other contexts' saves by itself (default `true`).
     public let automaticallyMergesChangesIntoViewContext: Bool
     @MainActor private var mainContext: ObjectContext?
+    /// Whether ``viewContext`` was made: until it is, there is nothing to merge saves into.
+    private let hasViewContext = Atomic<Bool>(false)
 
     /// A container on an existing store.
     public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks(),
@@ -46,6 +49,7 @@ public final class Container: Sendable {
         if let mainContext { return mainContext }
         let context = makeContext()
         mainContext = context
+        hasViewContext.store(true, ordering: .releasing)
         return context
     }
 
@@ -67,7 +71,9 @@ public final class Container: Sendable {
         ObjectContext(store: store, hooks: hooks) { [weak self] event in
             guard let self else { return }
             didSave.send(event)
-            guard automaticallyMergesChangesIntoViewContext else { return }
+            // No merge is queued before the view context exists (a tool that never makes one
+            // would otherwise pile up a task per save behind its busy main thread).
+            guard automaticallyMergesChangesIntoViewContext, hasViewContext.load(ordering: .acquiring) else { return }
             Task { @MainActor [weak self] in
                 guard let view = self?.mainContext, view.identifier != event.context else { return }
                 try? view.mergeChanges(from: event.changes)
