@@ -15,9 +15,10 @@ extension ObjectContext {
         return nil
     }
 
-    /// The stored rows `request` selects, without registering objects.
+    /// The stored rows `request` selects, without registering objects, read where the next
+    /// ``saveRows(_:announcing:)`` finds them cheapest.
     package func fetchRows(_ request: FetchRequest) throws -> [RowSnapshot] {
-        try store.fetch(StoreQuery(request, model: model))
+        try store.fetchBeforeWriting(StoreQuery(request, model: model))
     }
 
     /// Whether saving an object of `entity` runs custom validators (``ObjectHooks/validate(_:_:)``),

@@ -86,14 +86,26 @@ struct ReadPlan: Sendable {
 
 extension SQLiteStore {
     public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
+        try fetch(query, onWriter: false)
+    }
+
+    /// Reads on the writing connection (waiting for a write in progress), so that a write
+    /// right after finds the pages it needs in that connection's cache; a reader connection's
+    /// cache goes stale at every commit.
+    public func fetchBeforeWriting(_ query: StoreQuery) throws -> [RowSnapshot] {
+        try fetch(query, onWriter: true)
+    }
+
+    private func fetch(_ query: StoreQuery, onWriter: Bool) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
         let statement = try compiledFetch(query, selecting: .objects)
         return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
             // One statement reads one consistent snapshot: no transaction around it is needed.
-            try writer.unsafeRead { db in
-                try rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(statement.arguments) }
+            let read = { (db: Database) in
+                try self.rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(statement.arguments) }
             }
+            return try onWriter ? writer.writeWithoutTransaction(read) : writer.unsafeRead(read)
         }
     }
 
