@@ -3,7 +3,7 @@ import GRDBSQLite
 import Trove
 
 /// The import benchmark's data: Flickr-like photos with a nested owner, made by
-/// `../shared/bench/gen_photos.py`, and the model all three importers fill (Trove through the
+/// `scripts/gen_photos.py` (a copy of `../shared/bench/gen_photos.py`), and the model all three importers fill (Trove through the
 /// model, the baselines through the same tables, created by `SQLiteStore` from that model).
 enum ImportPayload {
     /// `Owner(id unique, name, location) ← Photo(id integer64 unique, …, owner)`. JSON keys are

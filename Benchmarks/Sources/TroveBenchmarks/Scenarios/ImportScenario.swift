@@ -85,7 +85,7 @@ enum ImportScenario: Scenario {
 
     static func run(_ settings: Settings) throws -> ScenarioResult {
         let records = settings.rows
-        let generator = ProcessInfo.processInfo.environment["GEN_PHOTOS"] ?? "../shared/bench/gen_photos.py"
+        let generator = ProcessInfo.processInfo.environment["GEN_PHOTOS"] ?? "scripts/gen_photos.py"
         let files = try ImportPayload.files(records: records, scratch: settings.scratch, generator: generator)
         let directory = settings.scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
