@@ -35,8 +35,8 @@ extension ObjectContext {
     /// Writes rows built without objects in one transaction and announces them as this
     /// context's save.
     ///
-    /// `changes` describes what was written the way ``didSave`` reports it, inserted objects
-    /// under their temporary IDs (replaced by the permanent ones). Objects this context holds
+    /// `changes` describes the updates the way ``didSave`` reports them (the inserted objects
+    /// are the change set's, under their permanent IDs). Objects this context holds
     /// that the rows changed take the stored values. The caller checks the model's rules first
     /// (``failures(of:for:in:)``): the store checks only its constraints.
     /// - Precondition: no ``rowSaveObstacle``.
@@ -46,7 +46,7 @@ extension ObjectContext {
         let result = try source.save(rows)
         if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
         var saved = changes
-        saved.inserted = Set(changes.inserted.map { result.permanentIDs[$0] ?? $0 })
+        saved.inserted = Set(result.permanentIDs.values)
         // Objects or rows read ahead that the rows changed take the stored values.
         if registrySize > 0 || !rowCache.isEmpty { try mergeChanges(from: saved) }
         if !saved.isEmpty {

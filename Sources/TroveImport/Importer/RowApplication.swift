@@ -183,27 +183,27 @@ struct RowApplication {
     func save(metadata: [String: String?]) throws -> [String: ImportReport.EntityCounts] {
         var rows = ChangeSet(metadata: metadata)
         var changes = ObjectChanges()
-        changes.inserted.reserveCapacity(drafts.count)
         // Counted per mapping (one per entity), named at the end.
         var tallies: [ObjectIdentifier: (name: String, counts: ImportReport.EntityCounts)] = [:]
         func count(_ mapping: EntityMapping, _ add: (inout ImportReport.EntityCounts) -> Void) {
             add(&tallies[ObjectIdentifier(mapping), default: (mapping.entity.name, .init())].counts)
         }
-        /// An object on the to-many side of a link that changed: its relationship changed too.
+        /// Stored objects on the to-many side of links that changed (their relationship changed
+        /// too), by the relationship of the link: named once per batch, not once per link.
+        struct Side: Hashable {
+            let mapping: ObjectIdentifier
+            let position: Int
+        }
+        var relinked: [Side: (inverse: String, ids: Set<ObjectID>)] = [:]
         func relink(_ link: Link?, _ position: Int, of mapping: EntityMapping) {
             guard let id = link?.objectID, id.primaryKey != nil, let inverse = mapping.inverseNames[position] else { return }
-            if changes.updated.insert(id).inserted {
-                changes.changedKeys[id] = [inverse]
-            } else {
-                changes.changedKeys[id, default: []].insert(inverse)
-            }
+            relinked[Side(mapping: ObjectIdentifier(mapping), position: position), default: (inverse, [])].ids.insert(id)
         }
         for draft in drafts {
             let mapping = draft.mapping
             guard let stored = draft.stored else {
                 rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
                                                      relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
-                changes.inserted.insert(draft.id)
                 for (position, link) in draft.toOne { relink(link, position, of: mapping) }
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
@@ -230,6 +230,10 @@ struct RowApplication {
                     if case .toOne(let position, _) = change { mapping.entity.relationships[position].name } else { "" }
                 })
             count(mapping) { $0.updated += 1 }
+        }
+        for (inverse, ids) in relinked.values {
+            changes.updated.formUnion(ids)
+            for id in ids { changes.changedKeys[id, default: []].insert(inverse) }
         }
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (name, tally) in tallies.values { counts[name, default: .init()].add(tally) }
