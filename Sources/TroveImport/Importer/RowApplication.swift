@@ -6,7 +6,7 @@ import TroveStore
 /// key (one query per entity), the records' values are set on copies of them or on new rows,
 /// and what differs is written as one change set. The same rules as ``ImportApplication``, at
 /// a fraction of its cost, for the records that need nothing only an object can give:
-/// ``unsupportedReason(nodes:references:)`` says when a batch must go through objects.
+/// ``unsupportedReason(nodes:references:context:hooks:)`` says when a batch must go through objects.
 struct RowApplication {
     /// A row as the batch leaves it: a stored row's copy, or a new one.
     private struct Draft {
