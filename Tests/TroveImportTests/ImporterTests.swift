@@ -220,6 +220,11 @@ import TroveTesting
         #expect(trailing.code == .invalidJSON)
         #expect(trailing.message.contains("trailing comma") && trailing.message.contains("byte 22"))
         #expect(try context.fetchCount("Photo") == 0)
+        // The fault at the very end, after many batches the importer reads ahead while it checks.
+        let long = "[" + (1...50).map { #"{"id": \#($0)}"# }.joined(separator: ", ") + ",]"
+        let late = try #require(throws: ImportError.self) { try run(long, options: ImportOptions(batchSize: 1)) }
+        #expect(late.code == .invalidJSON && late.message.hasSuffix("nothing was imported"))
+        #expect(try context.fetchCount("Photo") == 0)
         let rooted = try Importer(context: context).importJSON(Data(#"{"photos": {"photo": [{"id": 1}]}}"#.utf8), into: "Photo", root: "photos.photo")
         #expect(rooted.recordsImported == 1)
         #expect(throws: ImportError.self) { try Importer(context: context).importJSON(Data("{}".utf8), into: "Photo", root: "photos.photo") }

@@ -31,20 +31,27 @@ public final class Importer {
     /// Imports JSON text: a top-level array is a list of records, a single object is one
     /// record, and `root` (a dotted key path such as `photos.photo`) picks an array inside.
     ///
-    /// The text is checked whole first, so that malformed JSON writes nothing; then it is read
-    /// as ``importStream(_:into:format:resume:progress:isCancelled:)`` reads a file (the next
-    /// batch parsed on a thread of its own while this one is saved), without checkpoints.
+    /// The text is checked whole before anything is applied, so that malformed JSON writes
+    /// nothing; meanwhile it is already read as ``importStream(_:into:format:resume:progress:isCancelled:)``
+    /// reads a file (the next batches parsed on a thread of their own while this one is
+    /// saved; before-record hooks run there), without checkpoints.
     /// - Throws: ``ImportError`` `.invalidJSON` (with line, column and byte offset, before
     ///   anything is written), `.rootNotFound`, or as ``importRecords(_:into:)``.
     public func importJSON(_ data: Data, into entityName: String, root: String? = nil) throws -> ImportReport {
         let entity = try importTarget(entityName)
+        // Reading starts at once, several chunks ahead, while the whole text is checked here;
+        // nothing is applied before the check passes.
+        let pipeline = ChunkPipeline(reader: RecordReader(input: ByteInput(data: data), format: .json(root: root), resume: nil),
+                                     entity: entity, firstIndex: 0, options: options, model: context.model,
+                                     chunkSize: options.batchSize, depth: 8)
         do {
             try JSONValue.validate(data)
         } catch {
+            pipeline.stop()
             throw ImportError(.invalidJSON, "\(error); nothing was imported")
         }
-        return try stream(RecordReader(input: ByteInput(data: data), format: .json(root: root), resume: nil), into: entity,
-                          resettingContext: false, resumedAt: nil, checkpoints: nil, progress: nil, isCancelled: nil)
+        return try stream(pipeline, totalBytes: Int64(data.count), into: entity, resettingContext: false, resumedAt: nil,
+                          checkpoints: nil, progress: nil, isCancelled: nil)
     }
 
     /// Imports records into `entityName`, `options.batchSize` records per saved batch. The

@@ -21,11 +21,13 @@ typealias ChunkPipeline = ReadAhead<Result<RecordChunk, any Error>>
 extension ReadAhead where Item == Result<RecordChunk, any Error> {
     /// Reads chunks of `chunkSize` records of `entity` into import plans on a thread of its
     /// own, so that reading, parsing and coercing the next chunk overlaps with applying and
-    /// saving this one. The first record is at position `firstIndex` of the input. The reader
-    /// now belongs to the pipeline's thread: the caller must not touch it again.
-    convenience init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model, chunkSize: Int) {
+    /// saving this one, at most `depth` chunks ahead. The first record is at position
+    /// `firstIndex` of the input. The reader now belongs to the pipeline's thread: the caller
+    /// must not touch it again.
+    convenience init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model,
+                     chunkSize: Int, depth: Int = 2) {
         let handOver = HandOver(reader: reader)
-        self.init(name: "trove.import.reader") { push in
+        self.init(name: "trove.import.reader", depth: depth) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
             let reader = handOver.reader

@@ -44,25 +44,24 @@ extension Importer {
         let template = ImportCheckpoint(entity: entity.name, input: input.description, inputSize: bytes.size, inputHead: head,
                                         options: checkpointOptions(format), byteOffset: 0, lines: 0, records: 0,
                                         lastRecordOffset: 0, lastRecordDigest: "", savedAt: Date())
-        return try stream(RecordReader(input: bytes, format: format, resume: start), into: entity, resettingContext: true, resumedAt: resumed,
+        let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
+                                     firstIndex: resumed?.records ?? 0, options: options, model: context.model,
+                                     chunkSize: options.batchSize)
+        return try stream(pipeline, totalBytes: bytes.size, into: entity, resettingContext: true, resumedAt: resumed,
                           checkpoints: (template, key, saving: checkpointing, stored: stored != nil),
                           progress: progress, isCancelled: isCancelled)
     }
 
-    /// Imports what `reader` reads, a chunk per transaction, the next chunk read on a thread of
-    /// its own. With `checkpoints` (a template, the metadata key, whether to save them, and
+    /// Imports the chunks `pipeline` reads, one per transaction, and stops the pipeline. With `checkpoints` (a template, the metadata key, whether to save them, and
     /// whether the store holds one now), each chunk but the last saves a checkpoint and the
     /// last removes any. `resettingContext` resets the context after each chunk (letting go of
     /// what it holds, the caller's objects included).
-    func stream(_ reader: RecordReader, into entity: Entity, resettingContext: Bool, resumedAt: ImportReport.ResumePoint?,
+    func stream(_ pipeline: ChunkPipeline, totalBytes: Int64?, into entity: Entity, resettingContext: Bool, resumedAt: ImportReport.ResumePoint?,
                 checkpoints: (template: ImportCheckpoint, key: String, saving: Bool, stored: Bool)?,
                 progress: ((ImportProgress) -> Void)?, isCancelled: (() -> Bool)?) throws -> ImportReport {
-        let totalBytes = reader.input.size
+        defer { pipeline.stop() }
         var report = ImportReport()
         report.resumedAt = resumedAt
-        let pipeline = ChunkPipeline(reader: reader, entity: entity, firstIndex: resumedAt?.records ?? 0, options: options,
-                                     model: context.model, chunkSize: options.batchSize)
-        defer { pipeline.stop() }
         var seen: Set<UniqueKey> = []
         var recordsBefore = resumedAt?.records ?? 0
         var wroteCheckpoint = false
