@@ -329,6 +329,8 @@ import TroveTesting
         #expect(result.stderr.hasPrefix(summary + "\n"))
         let readme = try String(decoding: Data(contentsOf: Self.repository.appendingPathComponent("README.md")), as: UTF8.self)
         #expect(readme.contains(summary), "the README shows the sample's summary as it is")
+        let path = "applied through objects, the slower path, because Photo records set to-many relationships\n"
+        #expect(result.stderr.contains(path) && readme.contains(path), "the sample's tags need objects; both say so")
 
         let again = try CLIRunner.run(["import", store, "Examples/Photos/photos.json", "--entity", "Photo", "--root", "photos.photo",
                                        "--quiet", "--report", dir.file("sample.json").path], in: Self.repository)
