@@ -26,8 +26,13 @@ final class ProgressMeter {
         if !isTerminal { lastShown = clock.now }
     }
 
-    /// Shows `progress` if enough time passed since the last.
+    /// Shows `progress` if enough time passed since the last; a resumed import's starting
+    /// point always, as a line of its own.
     func show(_ progress: ImportProgress) {
+        if progress.isResumePoint {
+            write(Self.resumeLine(progress, input: input) + "\n")
+            return
+        }
         let now = clock.now
         if let lastShown, lastShown.duration(to: now) < (isTerminal ? Self.barInterval : Self.lineInterval), !progress.isFinished {
             return
@@ -57,6 +62,10 @@ final class ProgressMeter {
         text += "\(progress.recordsRead) records  " + String(format: "%.1fk rec/s", progress.recordsPerSecond / 1000)
         if let left = progress.estimatedTimeRemaining { text += "  about \(seconds(left)) left" }
         return text
+    }
+
+    static func resumeLine(_ progress: ImportProgress, input: String) -> String {
+        "trove import \(input): resuming an interrupted import after record \(progress.recordsRead) (byte \(progress.bytesRead))"
     }
 
     static func line(_ progress: ImportProgress, input: String) -> String {

@@ -14,6 +14,17 @@ import Trove
         #expect(ProgressMeter.bar(Self.progress(bytes: 50, total: nil)) == "120000 records  20.0k rec/s", "standard input has no size")
     }
 
+    @Test func aResumedImportSaysWhereItPicksUpBeforeItReads() {
+        let start = ImportProgress(bytesRead: 95, totalBytes: 200, recordsRead: 4, recordsRejected: 0, elapsed: .zero,
+                                   recordsPerSecond: 0, isFinished: false, startBytes: 95)
+        #expect(start.isResumePoint)
+        #expect(ProgressMeter.resumeLine(start, input: "photos.json") == "trove import photos.json: resuming an interrupted import after record 4 (byte 95)")
+        var later = start
+        later.bytesRead = 150
+        later.elapsed = .seconds(1)
+        #expect(!later.isResumePoint && !Self.progress(bytes: 50, total: 100).isResumePoint)
+    }
+
     @Test func theLineSaysTheSameInWords() {
         #expect(ProgressMeter.line(Self.progress(bytes: 61_200_000, total: 122_400_000), input: "photos.json")
                 == "trove import photos.json: 50% (120000 records, 61.2 MB of 122.4 MB, 3 rejected), 20000 records/s, about 6 s left")

@@ -86,8 +86,12 @@ import TroveTesting
         #expect(saved.records == 30 && saved.lines == 29 && saved.options == "ndjson, lenient")
         #expect(saved.input == url.path)
 
-        let report = try importer().importStream(.file(url), into: "Photo", format: .ndjson)
+        var seen: [ImportProgress] = []
+        let report = try importer().importStream(.file(url), into: "Photo", format: .ndjson, progress: { seen.append($0) })
         #expect(report.resumedAt == ImportReport.ResumePoint(records: 30, byteOffset: saved.byteOffset))
+        #expect(seen.first.map { $0.isResumePoint && $0.recordsRead == 30 && $0.bytesRead == saved.byteOffset } == true,
+                "the first progress says where the import resumes, before anything is read")
+        #expect(seen.dropFirst().allSatisfy { !$0.isResumePoint } && seen.last?.isFinished == true)
         #expect(report.recordsRead == 65 && report.entities["Photo"]?.inserted == 65)
         #expect(try context.fetchCount("Photo") == 95)
         #expect(try checkpoint() == nil)

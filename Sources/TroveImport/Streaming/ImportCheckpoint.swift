@@ -107,6 +107,12 @@ public struct ImportProgress: Sendable, Hashable {
     /// Where this run started in the input (a resumed import's checkpoint).
     public var startBytes: Int64
 
+    /// Whether this is the report a resumed import gives before reading anything: where it
+    /// resumes (``bytesRead`` and ``recordsRead``), nothing imported by this run yet.
+    public var isResumePoint: Bool {
+        startBytes > 0 && bytesRead == startBytes && elapsed == .zero
+    }
+
     /// Creates a progress value (Trove makes them; this is for previews and tests).
     public init(bytesRead: Int64, totalBytes: Int64?, recordsRead: Int, recordsRejected: Int, elapsed: Duration,
                 recordsPerSecond: Double, isFinished: Bool, startBytes: Int64 = 0) {

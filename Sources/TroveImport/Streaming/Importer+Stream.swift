@@ -20,7 +20,8 @@ extension Importer {
     /// checkpoint (the scope must see every record of the input in one run).
     /// - Parameters:
     ///   - resume: `.restart` ignores the checkpoint.
-    ///   - progress: called after each chunk is saved.
+    ///   - progress: called after each chunk is saved, and first, when the import resumes, with
+    ///     where it resumes (``ImportProgress/isResumePoint``).
     ///   - isCancelled: asked after each chunk; `true` stops the import there, checkpoint kept.
     /// - Throws: ``ImportError``: `.invalidJSON` with the byte offset (and line, for NDJSON) of
     ///   the fault, the records before it imported and in the error's report; `.cancelled`;
@@ -44,6 +45,12 @@ extension Importer {
         let template = ImportCheckpoint(entity: entity.name, input: input.description, inputSize: bytes.size, inputHead: head,
                                         options: checkpointOptions(format), byteOffset: 0, lines: 0, records: 0,
                                         lastRecordOffset: 0, lastRecordDigest: "", savedAt: Date())
+        if let resumed {
+            // Said at once, so that a run killed again before its first chunk still said it resumed.
+            progress?(ImportProgress(bytesRead: resumed.byteOffset, totalBytes: bytes.size, recordsRead: resumed.records,
+                                     recordsRejected: 0, elapsed: .zero, recordsPerSecond: 0, isFinished: false,
+                                     startBytes: resumed.byteOffset))
+        }
         let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
                                      firstIndex: resumed?.records ?? 0, options: options, model: context.model,
                                      chunkSize: options.batchSize)
