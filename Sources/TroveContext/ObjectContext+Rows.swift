@@ -27,18 +27,13 @@ extension ObjectContext {
         !hooks.validators(for: entity, in: model).isEmpty
     }
 
-    /// The model's rules an attribute value breaks (required, min, max, regex), as a save checks them.
-    package static func failures(of value: AttributeValue, for attribute: Attribute, in id: ObjectID) -> [ValidationError.Failure] {
-        check(value, of: attribute, in: id)
-    }
-
     /// Writes rows built without objects in one transaction and announces them as this
     /// context's save.
     ///
     /// `changes` describes the updates the way ``didSave`` reports them (the inserted objects
     /// are the change set's, under their permanent IDs). Objects this context holds
     /// that the rows changed take the stored values. The caller checks the model's rules first
-    /// (``failures(of:for:in:)``): the store checks only its constraints.
+    /// (``check(_:of:in:)``): the store checks only its constraints.
     /// - Precondition: no ``rowSaveObstacle``.
     /// - Throws: ``ConflictError`` when a row changed in the store since it was read (nothing
     ///   is written); ``StoreError`` when the store fails.

@@ -1,5 +1,5 @@
 import Foundation
-import TroveModel
+package import TroveModel
 
 extension ObjectContext {
     /// Every rule broken by an inserted or updated object, and every `deny` delete rule that
@@ -10,10 +10,7 @@ extension ObjectContext {
         for object in orderedInsertedObjects + updated {
             // Only attributes with a rule are looked at: required, min, max or regex.
             let checked = plans[object.entity.name] ?? {
-                let indices = object.entity.attributes.indices.filter { i in
-                    let a = object.entity.attributes[i]
-                    return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
-                }
+                let indices = object.entity.attributes.indices.filter { object.entity.attributes[$0].isCheckedAtSave }
                 plans[object.entity.name] = indices
                 return indices
             }()
@@ -66,7 +63,8 @@ extension ObjectContext {
         return failures
     }
 
-    static func check(_ value: AttributeValue, of attribute: Attribute, in id: ObjectID) -> [ValidationError.Failure] {
+    /// The model's rules a value breaks (required, min, max, regex), as a save checks them.
+    package static func check(_ value: AttributeValue, of attribute: Attribute, in id: ObjectID) -> [ValidationError.Failure] {
         func failure(_ rule: ValidationError.Failure.Rule, _ message: String) -> ValidationError.Failure {
             ValidationError.Failure(objectID: id, key: attribute.name, rule: rule, message: message)
         }

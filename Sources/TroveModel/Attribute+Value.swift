@@ -65,6 +65,11 @@ extension Attribute {
 }
 
 extension Attribute {
+    /// Whether a save checks this attribute's value: it is required, or has a min, max or regex.
+    package var isCheckedAtSave: Bool {
+        !isOptional || minimum != nil || maximum != nil || regex != nil
+    }
+
     /// This attribute with its default, min and max as ``checked(_:)`` normalizes them (an
     /// integer default of a `double` attribute becomes a double), so that equal models compare
     /// equal however their values were written. Values that do not fit are left as they are.

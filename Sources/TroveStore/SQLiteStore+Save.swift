@@ -119,7 +119,7 @@ private struct SaveWriter {
                 throw StoreError(.unknownEntity, "the model has no entity '\(name)'")
             }
             statements[name] = (plan, statement)
-            try insertRow(insert, plan, statement)
+            try namingConstraints(insert.objectID) { try insertRow(insert, plan, statement) }
         }
 
         for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
@@ -156,12 +156,8 @@ private struct SaveWriter {
         }
         let result = sqlite3_step(statement)
         guard result == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            if result & 0xff == SQLITE_CONSTRAINT {
-                throw StoreError(.constraintViolation,
-                    "saving \(insert.objectID) broke a constraint of the store (\(message)); another object has the same unique key — fetch and update that object instead of inserting a new one")
-            }
-            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: message, sql: plan.sql)
+            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
+                                message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: plan.sql)
         }
         if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
     }
@@ -226,11 +222,18 @@ private struct SaveWriter {
     /// number of rows changed.
     @discardableResult
     private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID) throws -> Int {
-        do {
-            return try RawStatement.with(db, sql: sql) { statement in
+        try namingConstraints(id) {
+            try RawStatement.with(db, sql: sql) { statement in
                 try statement.bind(values)
                 return try statement.execute()
             }
+        }
+    }
+
+    /// Runs `body`, turning a constraint SQLite refused into an error that names the object.
+    private func namingConstraints<T>(_ id: ObjectID, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             let detail = error.message ?? "constraint failed"
             throw StoreError(.constraintViolation,

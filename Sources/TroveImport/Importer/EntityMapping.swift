@@ -80,10 +80,7 @@ final class EntityMapping {
         defaults = entity.attributes.map(\.defaultValue)
         inverseNames = entity.relationships.map(\.inverse)
         requiredToOne = entity.relationships.indices.filter { !entity.relationships[$0].isToMany && !entity.relationships[$0].isOptional }
-        checkedAttributes = entity.attributes.indices.filter { position in
-            let a = entity.attributes[position]
-            return !a.isOptional || a.minimum != nil || a.maximum != nil || a.regex != nil
-        }
+        checkedAttributes = entity.attributes.indices.filter { entity.attributes[$0].isCheckedAtSave }
     }
 
     private static func coercer(_ attribute: Attribute, _ transformers: ValueTransformerRegistry) throws -> AttributeCoercer {

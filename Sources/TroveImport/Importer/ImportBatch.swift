@@ -26,7 +26,7 @@ struct ImportBatch {
     /// Imports the batch and saves it — as rows when nothing needs objects (see
     /// ``RowApplication``), else as objects; with a sync scope, adds the keys of imported
     /// top-level records to `seen` (without one, nothing needs them, and memory stays flat).
-    mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
+    private mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
         if let failure = parsed.failure { throw failure }
         for rejection in parsed.rejected {
             try reject(rejection)
@@ -38,6 +38,17 @@ struct ImportBatch {
         var report = try runAsObjects(seen: &seen)
         report.appliedAsObjects = obstacle
         return report
+    }
+
+    /// Runs the batch and adds what it did to `report`; a strict import's rejection is
+    /// rethrown carrying the whole `report` so far.
+    mutating func run(seen: inout Set<UniqueKey>, into report: inout ImportReport) throws {
+        do {
+            report.merge(try run(seen: &seen))
+        } catch let error as ImportError where error.code == .recordRejected {
+            report.merge(error.report ?? ImportReport())
+            throw ImportError(.recordRejected, error.message, report: report)
+        }
     }
 
     private mutating func runAsRows(seen: inout Set<UniqueKey>) throws -> ImportReport {

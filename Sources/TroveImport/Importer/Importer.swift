@@ -76,12 +76,7 @@ public final class Importer {
         var seen: Set<UniqueKey> = []
         while let parsed = batches.next() {
             var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
-            do {
-                report.merge(try batch.run(seen: &seen))
-            } catch let error as ImportError where error.code == .recordRejected {
-                report.merge(error.report ?? ImportReport())
-                throw ImportError(.recordRejected, error.message, report: report)
-            }
+            try batch.run(seen: &seen, into: &report)
             batches.recycle(parsed)
         }
         if let scope = options.syncScope {

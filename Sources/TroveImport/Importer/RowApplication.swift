@@ -21,6 +21,12 @@ struct RowApplication {
         /// The last record that touched the row, to blame it when the row breaks a rule; -1
         /// for a stored row no record described (found for a reference, or not at all).
         var record: Int
+
+        /// Whether the row is stored and the batch left its values and links as they are.
+        var isUnchanged: Bool {
+            guard let stored else { return false }
+            return values == stored.values && !toOne.contains { stored.toOne[$0.key] != $0.value }
+        }
     }
 
     let context: ObjectContext
@@ -153,13 +159,10 @@ struct RowApplication {
     func validate() -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
         for draft in drafts {
+            guard !draft.isUnchanged else { continue }
             let mapping = draft.mapping
-            if let stored = draft.stored, draft.values == stored.values,
-               !draft.toOne.contains(where: { stored.toOne[$0.key] != $0.value }) {
-                continue  // unchanged
-            }
             for position in mapping.checkedAttributes {
-                failures += ObjectContext.failures(of: draft.values[position], for: mapping.entity.attributes[position], in: draft.id)
+                failures += ObjectContext.check(draft.values[position], of: mapping.entity.attributes[position], in: draft.id)
             }
             // A required to-one is checked on a new row, and on a stored row whose link changed.
             for position in mapping.requiredToOne where draft.toOne[position]?.objectID == nil
@@ -208,6 +211,11 @@ struct RowApplication {
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
             }
+            guard !draft.isUnchanged else {
+                // Counted when a record described it, not when one only referred to it.
+                if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
+                continue
+            }
             var values: [Int: AttributeValue] = [:]
             for position in draft.values.indices where draft.values[position] != stored.values[position] {
                 values[position] = draft.values[position]
@@ -217,11 +225,6 @@ struct RowApplication {
                 links.append(.toOne(position, link))
                 relink(stored.toOne[position], position, of: mapping)
                 relink(link, position, of: mapping)
-            }
-            guard !values.isEmpty || !links.isEmpty else {
-                // Counted when a record described it, not when one only referred to it.
-                if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
-                continue
             }
             rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
             changes.updated.insert(draft.id)

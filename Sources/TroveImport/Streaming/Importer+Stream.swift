@@ -103,12 +103,7 @@ extension Importer {
                     batch.metadata.updateValue(nil, forKey: key)
                 }
             }
-            do {
-                report.merge(try batch.run(seen: &seen))
-            } catch let error as ImportError where error.code == .recordRejected {
-                report.merge(error.report ?? ImportReport())
-                throw ImportError(.recordRejected, error.message, report: report)
-            }
+            try batch.run(seen: &seen, into: &report)
             recordsBefore += chunk.records.count
             if resettingContext { context.reset() }
             if let progress {
