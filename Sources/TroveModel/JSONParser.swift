@@ -58,17 +58,17 @@ extension JSONValue {
 }
 
 /// A recursive-descent parser over UTF-8 bytes.
-struct JSONParser {
+package struct JSONParser {
     static let maximumDepth = 512
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// `false` to check the text only: every check and error, no values built (containers and
     /// strings come back empty), several times faster.
     let buildsValues: Bool
-    var position = 0
+    package var position = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, buildsValues: Bool = true) {
+    package init(bytes: UnsafeBufferPointer<UInt8>, buildsValues: Bool = true) {
         self.bytes = bytes
         self.buildsValues = buildsValues
     }
@@ -85,7 +85,7 @@ struct JSONParser {
 
     // MARK: Values
 
-    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    package mutating func parseValue() throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw error("unexpected end of input, expected a value") }
         switch bytes[position] {
         case UInt8(ascii: "{"): return try parseObject()
@@ -142,6 +142,93 @@ struct JSONParser {
                 return .object(members)
             default: throw error("expected ',' or '}' in object, found \(describeByte(at: position))")
             }
+        }
+    }
+
+    // MARK: Objects member by member
+
+    /// A member's key as read: its bytes between the quotes when they hold no escape, else the
+    /// decoded key.
+    package enum MemberKey {
+        case raw(UnsafeBufferPointer<UInt8>)
+        case decoded(String)
+    }
+
+    /// Starts reading the object at the parser member by member (for readers that want only
+    /// some members' values): `false` for an empty object, which is then read whole; else
+    /// ``memberKey()`` reads the first key. Checks and errors as ``parseObject()``.
+    package mutating func openObject() throws(JSONParseError) -> Bool {
+        guard peek() == UInt8(ascii: "{") else { throw error("unexpected \(describeByte(at: position)), expected an object") }
+        try enterContainer()
+        position += 1
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "}") else { return true }
+        position += 1
+        depth -= 1
+        return false
+    }
+
+    /// Reads a member's key and its colon, leaving the parser at the value, which the caller
+    /// reads with ``parseValue()`` or ``skipValue()`` before ``closeMember()``.
+    package mutating func memberKey() throws(JSONParseError) -> MemberKey {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "\"") else {
+            if peek() == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
+            throw error("expected a string key, found \(describeByte(at: position))")
+        }
+        let keyStart = position
+        var end = position + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20, bytes[end] < 0x80 {
+            end += 1
+        }
+        let key: MemberKey
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            key = .raw(UnsafeBufferPointer(rebasing: bytes[(keyStart + 1)..<end]))
+            position = end + 1
+        } else {
+            key = .decoded(try parseString())
+        }
+        skipWhitespace()
+        guard peek() == UInt8(ascii: ":") else {
+            var reader = JSONParser(bytes: bytes)
+            reader.position = keyStart
+            let name = (try? reader.parseString()) ?? ""
+            throw error("expected ':' after key \"\(name)\", found \(describeByte(at: position))")
+        }
+        position += 1
+        skipWhitespace()
+        return key
+    }
+
+    /// Moves past the value at the parser, checking it as ``parseValue()`` does, building nothing.
+    package mutating func skipValue() throws(JSONParseError) {
+        var checker = JSONParser(bytes: bytes, buildsValues: false)
+        checker.position = position
+        checker.depth = depth
+        _ = try checker.parseValue()
+        position = checker.position
+    }
+
+    /// After a member's value: `true` when another member follows, `false` at the object's end.
+    package mutating func closeMember() throws(JSONParseError) -> Bool {
+        skipWhitespace()
+        switch peek() {
+        case UInt8(ascii: ","):
+            position += 1
+            return true
+        case UInt8(ascii: "}"):
+            position += 1
+            depth -= 1
+            return false
+        default: throw error("expected ',' or '}' in object, found \(describeByte(at: position))")
+        }
+    }
+
+    /// Checks that nothing but whitespace follows the value just read (as ``parseDocument()``).
+    package mutating func finishDocument() throws(JSONParseError) {
+        skipWhitespace()
+        if position < bytes.count {
+            throw error("unexpected \(describeByte(at: position)) after the end of the JSON value")
         }
     }
 
@@ -331,11 +418,11 @@ struct JSONParser {
 
     // MARK: Helpers
 
-    func peek() -> UInt8? {
+    package func peek() -> UInt8? {
         position < bytes.count ? bytes[position] : nil
     }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1

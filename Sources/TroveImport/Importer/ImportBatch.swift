@@ -250,7 +250,9 @@ struct ParsedRecords {
     /// What stopped the reading when it was not a record's fault (e.g. an unknown transformer).
     var failure: (any Error)?
 
-    init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
+    /// The plans of records read (by the ``ImportParser`` or the ``RecordScanner``), the first
+    /// at position `firstIndex` of the input.
+    init(_ records: some Collection<ReadRecord>, firstIndex: Int) {
         self.firstIndex = firstIndex
         count = records.count
         defer {
@@ -259,18 +261,19 @@ struct ParsedRecords {
         }
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset
-            do {
-                if let node = try parser.parse(record, as: entity, path: "") {
-                    plans.append(Plan(index: index, node: node))
-                } else {
-                    skipped += 1
-                }
-            } catch let rejection as Rejection {
-                rejected.append(rejection.rejected(index: index, record: record))
-            } catch {
+            switch record.outcome {
+            case .success(let node?): plans.append(Plan(index: index, node: node))
+            case .success(nil): skipped += 1
+            case .failure(let rejection as Rejection): rejected.append(rejection.rejected(index: index, record: record.source.value))
+            case .failure(let error):
                 failure = error
                 return
             }
         }
+    }
+
+    /// The plans of parsed records, read by `parser`.
+    init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
+        self.init(records.map { ReadRecord($0, as: entity, parser: parser) }, firstIndex: firstIndex)
     }
 }

@@ -22,7 +22,7 @@ struct ImportParser {
         guard case .object(let members) = json else {
             throw Rejection(path: path, value: json, expected: "an object", reason: "a \(entity.name) record must be a JSON object, not \(json.kindName == "array" ? "an" : "a") \(json.kindName)")
         }
-        let node = ImportNode(mapping: mapping, path: path, record: json)
+        let node = ImportNode(mapping: mapping, path: path, source: .value(json))
         let handlers = hooks.keyHandlers[entity.name] ?? [:]
         if handlers.isEmpty {
             for key in members.keys where !mapping.knownKeys.contains(key) {
@@ -38,13 +38,25 @@ struct ImportParser {
                 }
             }
         }
+        try fill(node, path: path,
+                 attribute: { Self.lookup(members, $0.keyPaths, skipping: handlers) },
+                 relationship: { Self.lookup(members, $0.keyPaths, skipping: handlers) })
+        return node
+    }
 
+    /// Sets a node's values, key and relationships from the record's value (and the key path
+    /// it was found under) for each attribute and relationship; `nil` for those the record
+    /// does not hold.
+    func fill(_ node: ImportNode, path: String,
+              attribute found: (EntityMapping.AttributeMapping) -> (JSONValue, String)?,
+              relationship foundLink: (EntityMapping.RelationshipMapping) -> (JSONValue, String)?) throws {
+        let mapping = node.mapping
         for attribute in mapping.attributes {
-            guard let (value, keyPath) = Self.lookup(members, attribute.keyPaths, skipping: handlers) else { continue }
+            guard let (value, keyPath) = found(attribute) else { continue }
             if case .null = value {
                 guard attribute.attribute.isOptional else {
                     throw Rejection(path: Self.join(path, keyPath), value: value, expected: attribute.attribute.type.rawValue,
-                                    reason: "\(entity.name).\(attribute.attribute.name) is required and cannot be null")
+                                    reason: "\(mapping.entity.name).\(attribute.attribute.name) is required and cannot be null")
                 }
                 node.values.append((attribute.index, .null))
                 continue
@@ -55,19 +67,19 @@ struct ImportParser {
                 if coerced.kind != .none { node.coercions.append(coerced.kind) }
             case .failure(let rejection):
                 throw Rejection(path: Self.join(path, keyPath), value: value, expected: rejection.expected.rawValue,
-                                reason: "\(entity.name).\(attribute.attribute.name): \(rejection.detail)")
+                                reason: "\(mapping.entity.name).\(attribute.attribute.name): \(rejection.detail)")
             }
         }
 
-        node.key = Self.key(of: node, in: entity)
-        if !entity.uniqueBy.isEmpty && node.key == nil {
-            let names = entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")
-            throw Rejection(path: path, value: json, expected: "its unique key (\(names))",
-                            reason: "a \(entity.name) record needs its unique key \(names) to be found or created")
+        node.key = Self.key(of: node, in: mapping.entity)
+        if !mapping.uniqueKeys.isEmpty && node.key == nil {
+            let names = mapping.entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")
+            throw Rejection(path: path, value: node.record, expected: "its unique key (\(names))",
+                            reason: "a \(mapping.entity.name) record needs its unique key \(names) to be found or created")
         }
 
         for relationship in mapping.relationships {
-            guard let (value, keyPath) = Self.lookup(members, relationship.keyPaths, skipping: handlers) else { continue }
+            guard let (value, keyPath) = foundLink(relationship) else { continue }
             let at = Self.join(path, keyPath)
             if relationship.relationship.isToMany {
                 switch value {
@@ -79,14 +91,14 @@ struct ImportParser {
                     node.toMany.append((relationship.index, targets.compactMap { $0 }))
                 default:
                     throw Rejection(path: at, value: value, expected: "an array",
-                                    reason: "\(entity.name).\(relationship.relationship.name) is to-many and takes an array of objects or keys")
+                                    reason: "\(mapping.entity.name).\(relationship.relationship.name) is to-many and takes an array of objects or keys")
                 }
             } else {
                 switch value {
                 case .null: node.toOne.append((relationship.index, nil))
                 case .array:
                     throw Rejection(path: at, value: value, expected: "an object or a key",
-                                    reason: "\(entity.name).\(relationship.relationship.name) is to-one and takes one object or key")
+                                    reason: "\(mapping.entity.name).\(relationship.relationship.name) is to-one and takes one object or key")
                 default:
                     if let target = try target(value, of: relationship, path: at) {
                         node.toOne.append((relationship.index, target))
@@ -94,7 +106,6 @@ struct ImportParser {
                 }
             }
         }
-        return node
     }
 
     /// A nested object or a scalar reference, as the relationship's destination.
@@ -134,7 +145,7 @@ struct ImportParser {
     }
 
     /// The node's key: the values of the first uniqueness constraint it has all of.
-    static func key(of node: ImportNode, in entity: Entity) -> UniqueKey? {
+    static func key(of node: ImportNode, in entity: borrowing Entity) -> UniqueKey? {
         constraints: for constraint in node.mapping.uniqueKeys {
             var keyValues: [AttributeValue] = []
             keyValues.reserveCapacity(constraint.count)

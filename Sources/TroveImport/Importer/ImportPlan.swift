@@ -6,7 +6,8 @@ final class ImportNode {
     let mapping: EntityMapping
     /// The JSON path of this object within its top-level record ("" for the record itself).
     let path: String
-    let record: JSONValue
+    /// The record this object was read from.
+    let source: RecordSource
     var values: [(index: Int, value: AttributeValue)] = []
     var coercions: [CoercionKind] = []
     var key: UniqueKey?
@@ -15,11 +16,14 @@ final class ImportNode {
     var handled: [(handler: ImportHooks.KeyHandler, value: JSONValue)] = []
     var unknownKeys: [String] = []
 
-    init(mapping: EntityMapping, path: String, record: JSONValue) {
+    init(mapping: EntityMapping, path: String, source: RecordSource) {
         self.mapping = mapping
         self.path = path
-        self.record = record
+        self.source = source
     }
+
+    /// The record this object was read from.
+    var record: JSONValue { source.value }
 
     /// This node and every node nested in it.
     var allNodes: [ImportNode] {
@@ -35,6 +39,26 @@ final class ImportNode {
         (toOne.compactMap(\.target) + toMany.flatMap(\.targets)).compactMap { target in
             if case .reference(let key, let destination) = target { return (key, destination) }
             return nil
+        }
+    }
+}
+
+/// A record as read: its value, or its JSON text when it was read straight from its bytes
+/// (``RecordScanner``), parsed again only when asked for (to report or hand it to a hook).
+enum RecordSource {
+    case value(JSONValue)
+    case text([UInt8])
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self = .text(Array(bytes))
+    }
+
+    var value: JSONValue {
+        switch self {
+        case .value(let value): return value
+        case .text(let bytes):
+            // The text was checked when it was read: parsing it again cannot fail.
+            return bytes.withUnsafeBufferPointer { try? JSONValue(parsing: $0) } ?? .null
         }
     }
 }

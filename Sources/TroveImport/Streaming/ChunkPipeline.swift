@@ -29,23 +29,26 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
         let handOver = HandOver(reader: reader)
         self.init(name: "trove.import.reader", depth: depth) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
-            let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
+            let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) })
             let reader = handOver.reader
             let chunkSize = max(chunkSize, 1)
             var read = 0
             while true {
-                var records: [JSONValue] = []
+                var records: [ReadRecord] = []
                 records.reserveCapacity(chunkSize)
                 var failure: (any Error)?
                 do {
-                    while records.count < chunkSize, let record = try reader.next() { records.append(record) }
+                    while records.count < chunkSize,
+                          let record = try reader.next({ bytes throws(JSONParseError) in try scanner.read(bytes, as: entity) }) {
+                        records.append(record)
+                    }
                 } catch {
                     failure = error
                 }
                 let ended = failure == nil && records.count < chunkSize
                 if !records.isEmpty {
                     // Taken before `atEnd()`, whose reading may move the buffer.
-                    var chunk = RecordChunk(records: ParsedRecords(records, as: entity, firstIndex: firstIndex + read, parser: parser),
+                    var chunk = RecordChunk(records: ParsedRecords(records, firstIndex: firstIndex + read),
                                             end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
                                             lastRecordDigest: reader.lastRecordDigest(), isLast: ended)
                     if failure == nil && !ended {

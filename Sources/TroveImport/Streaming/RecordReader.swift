@@ -73,15 +73,22 @@ final class RecordReader {
     /// FNV-1a 64 of the last record's bytes (ask before reading on).
     func lastRecordDigest() -> UInt64 { input.digest(lastRange) }
 
-    /// The next record, or `nil` after the last one.
+    /// The next record, parsed, or `nil` after the last one.
     /// - Throws: ``ImportError`` `.invalidJSON` with the offset (and line) of the fault,
     ///   `.rootNotFound`, or `.unreadableInput`.
     func next() throws -> JSONValue? {
-        if format == .ndjson { return try nextLine() }
+        try next { bytes throws(JSONParseError) in try JSONValue(parsing: bytes) }
+    }
+
+    /// The next record as `read` makes it of the record's bytes (one JSON value, nothing
+    /// around it), or `nil` after the last one; `read` throws the ``JSONParseError`` of
+    /// invalid JSON. Throws as ``next()``.
+    func next<T>(_ read: (UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> T) throws -> T? {
+        if format == .ndjson { return try nextLine(read) }
         switch state {
         case .begin:
             try enterRoot()
-            return try next()
+            return try next(read)
         case .inArray(let first):
             guard let byte = try skipWhitespace() else { throw invalid("unexpected end of input in the array of records") }
             if byte == .closeBracket {
@@ -96,9 +103,9 @@ final class RecordReader {
                 if next == .closeBracket { throw invalid("trailing comma before ']'") }
             }
             state = .inArray(first: false)
-            return try record()
+            return try record(read)
         case .single:
-            let value = try record()
+            let value = try record(read)
             try finish()
             return value
         case .done:
@@ -194,16 +201,16 @@ final class RecordReader {
         if let byte = try skipWhitespace() { throw invalid("unexpected \(describe(byte)) after the end of the JSON value") }
     }
 
-    /// The record at the reader, parsed.
-    private func record() throws -> JSONValue {
+    /// The record at the reader, read.
+    private func record<T>(_ read: (UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> T) throws -> T {
         let scan = try scanValue()
         lastRange = input.start..<(input.start + scan.length)
-        return try parse(scan)
+        return try parse(scan, read)
     }
 
     // MARK: NDJSON
 
-    private func nextLine() throws -> JSONValue? {
+    private func nextLine<T>(_ read: (UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> T) throws -> T? {
         guard try skipWhitespace() != nil else { return nil }
         var length = 0
         while true {
@@ -222,7 +229,7 @@ final class RecordReader {
         var content = length
         while content > 0, isWhitespace(input.buffer[input.start + content - 1]) { content -= 1 }
         lastRange = input.start..<(input.start + content)
-        let value = try parse((content, 0, 0))
+        let value = try parse((content, 0, 0), read)
         input.start += length - content
         return value
     }
@@ -301,9 +308,15 @@ final class RecordReader {
 
     /// Parses the scanned value at the reader and consumes it.
     private func parse(_ scan: (length: Int, newlines: Int, afterLastNewline: Int)) throws -> JSONValue {
+        try parse(scan) { bytes throws(JSONParseError) in try JSONValue(parsing: bytes) }
+    }
+
+    /// Reads the scanned value at the reader with `read` and consumes it.
+    private func parse<T>(_ scan: (length: Int, newlines: Int, afterLastNewline: Int),
+                          _ read: (UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> T) throws -> T {
         let start = input.start
         let result = input.buffer.withUnsafeBufferPointer { bytes in
-            Result { () throws(JSONParseError) in try JSONValue(parsing: UnsafeBufferPointer(rebasing: bytes[start..<(start + scan.length)])) }
+            Result { () throws(JSONParseError) in try read(UnsafeBufferPointer(rebasing: bytes[start..<(start + scan.length)])) }
         }
         switch result {
         case .success(let value):

@@ -1,0 +1,204 @@
+import Foundation
+import TroveModel
+
+/// Reads top-level records straight from their JSON bytes into ``ImportNode``s, without
+/// building each record as a ``JSONValue`` first: every member's key is matched against the
+/// keys the entity reads, only those members' values are built, and the others are checked
+/// and skipped. The rules and results are ``ImportParser``'s (it shares its coercing and
+/// relationship code, and nested objects go through it); the JSON is checked as strictly, with
+/// the same errors at the same offsets.
+///
+/// Used for entities whose remote keys are all single keys (no key paths such as `owner.name`)
+/// and that have no before-record hook or key handler (both need the whole record first);
+/// records of other entities are parsed whole and handed to the ``ImportParser``. Keeps
+/// per-entity key tables that learn the order records list their keys in, so a key is
+/// usually matched by one comparison: one scanner per thread.
+final class RecordScanner {
+    /// The keys one entity reads, and those seen that it does not.
+    private final class KeyTable {
+        struct Entry {
+            let bytes: [UInt8]
+            let name: String
+            /// The attributes (by position) and relationships (by position after the
+            /// attributes) reading this key, with the key's rank among each one's candidate keys.
+            let targets: [(slot: Int, rank: Int)]
+        }
+
+        let mapping: EntityMapping
+        private(set) var entries: [Entry] = []
+        /// The entry that followed each entry in the last record (`entries.count`: none yet);
+        /// the last element is the one that came first.
+        private var successor: [Int] = []
+        /// Unknown keys are remembered up to this many, so that a record of random keys cannot
+        /// grow the table without end.
+        private static let unknownLimit = 64
+        private var unknownCount = 0
+
+        /// `nil` when some attribute or relationship reads a key path.
+        init?(_ mapping: EntityMapping) {
+            self.mapping = mapping
+            var targets: [String: [(slot: Int, rank: Int)]] = [:]
+            var order: [String] = []
+            let paths = mapping.attributes.map { ($0.index, $0.keyPaths) }
+                + mapping.relationships.map { (mapping.attributes.count + $0.index, $0.keyPaths) }
+            for (slot, keyPaths) in paths {
+                for (rank, keyPath) in keyPaths.enumerated() {
+                    guard keyPath.count == 1 else { return nil }
+                    if targets[keyPath[0]] == nil { order.append(keyPath[0]) }
+                    targets[keyPath[0], default: []].append((slot, rank))
+                }
+            }
+            for name in order { add(name, targets: targets[name] ?? []) }
+        }
+
+        private func add(_ name: String, targets: [(slot: Int, rank: Int)]) {
+            entries.append(Entry(bytes: Array(name.utf8), name: name, targets: targets))
+            successor = Array(repeating: entries.count, count: entries.count + 1)
+        }
+
+        /// The entry of `key`, looked for first where the last record had the key after
+        /// `previous` (`entries.count` at a record's start); unknown keys are added while the
+        /// table has room. `nil` for an unknown key the table has no room for.
+        func entry(for key: UnsafeBufferPointer<UInt8>, after previous: Int) -> Int? {
+            let guess = successor[previous]
+            if guess < entries.count, matches(entries[guess].bytes, key) { return guess }
+            for index in entries.indices where index != guess && matches(entries[index].bytes, key) {
+                successor[previous] = index
+                return index
+            }
+            guard unknownCount < Self.unknownLimit, let name = String(validating: key, as: UTF8.self) else { return nil }
+            unknownCount += 1
+            add(name, targets: [])
+            successor[previous] = entries.count - 1
+            return entries.count - 1
+        }
+
+        var start: Int { successor.count - 1 }
+
+        private func matches(_ bytes: [UInt8], _ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard bytes.count == key.count else { return false }
+            guard let keyStart = key.baseAddress else { return true }
+            return bytes.withUnsafeBufferPointer { $0.baseAddress.map { memcmp($0, keyStart, key.count) == 0 } ?? false }
+        }
+    }
+
+    let parser: ImportParser
+    /// By entity name; `nil` for an entity read through the ``ImportParser``.
+    private var tables: [String: KeyTable?] = [:]
+    /// Per record: the value found for each slot, and the rank of its key.
+    private var found: [(value: JSONValue, rank: Int)?] = []
+
+    init(parser: ImportParser) {
+        self.parser = parser
+    }
+
+    /// Reads the record in `bytes` (one JSON value, nothing around it) as an `entity`.
+    /// - Throws: the ``JSONParseError`` of invalid JSON (offsets relative to `bytes`); what
+    ///   is wrong with a valid record is in the result.
+    func read(_ bytes: UnsafeBufferPointer<UInt8>, as entity: Entity) throws(JSONParseError) -> ReadRecord {
+        var json = JSONParser(bytes: bytes)
+        json.skipWhitespace()
+        guard json.peek() == UInt8(ascii: "{"), let table = table(for: entity) else {
+            let value = try JSONValue(parsing: bytes)
+            return ReadRecord(value, as: entity, parser: parser)
+        }
+        let mapping = table.mapping
+        let attributeCount = mapping.attributes.count
+        let slots = attributeCount + mapping.entity.relationships.count
+        if found.count != slots { found = Array(repeating: nil, count: slots) }
+        for slot in 0..<slots { found[slot] = nil }
+        var unknown: [String] = []
+        if try json.openObject() {
+            var previous = table.start
+            repeat {
+                let index: Int?
+                switch try json.memberKey() {
+                case .raw(let key):
+                    index = table.entry(for: key, after: previous)
+                    // Raw keys are ASCII: always a string.
+                    if index == nil { unknown.append(String(decoding: key, as: UTF8.self)) }
+                case .decoded(let name):
+                    var name = name
+                    index = name.withUTF8 { table.entry(for: $0, after: previous) }
+                    if index == nil { unknown.append(name) }
+                }
+                guard let index else {
+                    try json.skipValue()
+                    continue
+                }
+                previous = index
+                let entry = table.entries[index]
+                // The first candidate key present wins; of one key given twice, the last value.
+                var value: JSONValue?
+                for (slot, rank) in entry.targets where found[slot].map({ rank <= $0.rank }) ?? true {
+                    if value == nil { value = try json.parseValue() }
+                    found[slot] = value.map { ($0, rank) }
+                }
+                if value == nil {
+                    if entry.targets.isEmpty { unknown.append(entry.name) }
+                    try json.skipValue()
+                }
+            } while try json.closeMember()
+        }
+        try json.finishDocument()
+
+        let source = RecordSource(bytes)
+        let node = ImportNode(mapping: mapping, path: "", source: source)
+        node.unknownKeys = Self.once(unknown)
+        do {
+            // Every key path is one key (the table's condition).
+            try parser.fill(node, path: "",
+                            attribute: { attribute in found[attribute.index].map { ($0.value, attribute.keyPaths[$0.rank][0]) } },
+                            relationship: { relationship in
+                                found[attributeCount + relationship.index].map { ($0.value, relationship.keyPaths[$0.rank][0]) }
+                            })
+            return ReadRecord(outcome: .success(node), source: source)
+        } catch {
+            return ReadRecord(outcome: .failure(error), source: source)
+        }
+    }
+
+    /// `keys` without repeats (a key given twice is one unknown key, as in a parsed record).
+    private static func once(_ keys: [String]) -> [String] {
+        guard keys.count > 1 else { return keys }
+        if keys.count <= 8 {
+            var unique: [String] = []
+            for key in keys where !unique.contains(key) { unique.append(key) }
+            return unique
+        }
+        var seen: Set<String> = []
+        return keys.filter { seen.insert($0).inserted }
+    }
+
+    /// The key table of an entity read straight from bytes, or `nil` when it is read through
+    /// the parser.
+    private func table(for entity: Entity) -> KeyTable? {
+        if let table = tables[entity.name] { return table }
+        var table: KeyTable?
+        let hooks = parser.hooks
+        if hooks.before[entity.name] == nil, hooks.keyHandlers[entity.name]?.isEmpty ?? true,
+           let mapping = try? parser.mapping(entity) {
+            table = KeyTable(mapping)
+        }
+        tables[entity.name] = table
+        return table
+    }
+}
+
+/// One record as read: its node (`nil` when a before-record hook skipped it) or why it could
+/// not be read, and the record itself, for reports.
+struct ReadRecord {
+    let outcome: Result<ImportNode?, any Error>
+    let source: RecordSource
+
+    init(outcome: Result<ImportNode?, any Error>, source: RecordSource) {
+        self.outcome = outcome
+        self.source = source
+    }
+
+    /// Reads a parsed record with `parser`.
+    init(_ record: JSONValue, as entity: Entity, parser: ImportParser) {
+        source = .value(record)
+        outcome = Result { try parser.parse(record, as: entity, path: "") }
+    }
+}
