@@ -56,7 +56,7 @@ struct ImportBatch {
         while true {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
-            try rows.findExisting(try lookups(of: accepted))
+            try rows.findExisting(lookups(of: accepted))
             for plan in accepted {
                 try rows.apply(plan.node, record: plan.index)
             }
@@ -80,7 +80,7 @@ struct ImportBatch {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var application = ImportApplication(context: context, hooks: importer.options.hooks)
             do {
-                try application.findExisting(try lookups(of: accepted), nodes: accepted.flatMap(\.nodes))
+                try application.findExisting(lookups(of: accepted), nodes: accepted.flatMap(\.nodes))
             } catch {
                 context.rollback()
                 throw error
@@ -114,9 +114,8 @@ struct ImportBatch {
     }
 
     /// The find queries of the accepted plans: made while reading, unless records were rejected since.
-    private func lookups(of accepted: [ParsedRecords.Plan]) throws -> [KeyLookup] {
-        if accepted.count == parsed.plans.count, let lookups = parsed.lookups { return lookups }
-        return try KeyLookup.lookups(accepted)
+    private func lookups(of accepted: [ParsedRecords.Plan]) -> [KeyLookup] {
+        accepted.count == parsed.plans.count ? parsed.lookups : KeyLookup.lookups(accepted)
     }
 
     /// Rejects the records whose objects break the model's rules, naming each failing value as
@@ -240,9 +239,8 @@ struct ParsedRecords {
     var plans: [Plan] = []
     /// The tally of all plans (the report's, when no record is rejected while applying).
     private(set) var tally = Tally([])
-    /// The find queries of all plans (`nil` if making them failed: the batch makes them again
-    /// and reports the error).
-    private(set) var lookups: [KeyLookup]?
+    /// The find queries of all plans.
+    private(set) var lookups: [KeyLookup] = []
     /// Records a before-record hook skipped.
     var skipped = 0
     /// Records that could not be read, in input order.
@@ -257,7 +255,7 @@ struct ParsedRecords {
         count = records.count
         defer {
             tally = Tally(plans)
-            lookups = try? KeyLookup.lookups(plans)
+            lookups = KeyLookup.lookups(plans)
         }
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset

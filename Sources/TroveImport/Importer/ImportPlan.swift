@@ -107,7 +107,7 @@ struct KeyLookup {
 
     /// The lookups of some plans' objects and references, in a stable order (so that batches
     /// lock rows in the same order).
-    static func lookups(_ plans: [ParsedRecords.Plan]) throws -> [KeyLookup] {
+    static func lookups(_ plans: [ParsedRecords.Plan]) -> [KeyLookup] {
         // A batch has a few groups: found by a linear search, cheaper than hashing each key's group.
         var groups: [(group: UniqueKey.Group, entity: Entity, keys: Set<UniqueKey>)] = []
         func add(_ key: UniqueKey, _ entity: @autoclosure () -> Entity) {
@@ -123,26 +123,27 @@ struct KeyLookup {
             }
             for (key, destination) in plan.references { add(key, destination) }
         }
-        return try groups.sorted { $0.group < $1.group }.map { found in
-            KeyLookup(group: found.group, entity: found.entity, keys: found.keys, predicate: try predicate(matching: found.keys, of: found.entity))
+        return groups.sorted { $0.group < $1.group }.map { found in
+            KeyLookup(group: found.group, entity: found.entity, keys: found.keys, predicate: predicate(matching: found.keys, of: found.entity))
         }
     }
 
     /// A predicate selecting the objects that hold any of `keys` (all of one group); the
-    /// attributes are named as in `entity`.
-    private static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) throws -> TroveModel.Predicate {
-        guard let sample = keys.first else { return try TroveModel.Predicate(format: "FALSEPREDICATE") }
-        let names = sample.attributes.map { entity.attributes[$0].name }
+    /// attributes are named as in `entity`. Built as a tree: a format string of a thousand
+    /// arguments would cost more to parse than the query costs to run.
+    private static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) -> TroveModel.Predicate {
+        guard let sample = keys.first else { return TroveModel.Predicate(root: .constant(false), format: nil) }
+        let names = sample.attributes.map { TroveModel.Predicate.KeyPath([entity.attributes[$0].name]) }
         if names.count == 1 {
-            return try TroveModel.Predicate(format: "%K IN %@", names[0], keys.map { $0.values[0] })
+            let values = keys.map { TroveModel.Predicate.Expression.value($0.values[0]) }
+            return TroveModel.Predicate(root: .comparison(.init(.keyPath(names[0]), .in, .list(values))), format: nil)
         }
-        let clause = "(" + names.map { _ in "%K == %@" }.joined(separator: " AND ") + ")"
-        let format = Array(repeating: clause, count: keys.count).joined(separator: " OR ")
-        var arguments: [any PredicateArgument] = []
-        for key in keys {
-            for (name, value) in zip(names, key.values) { arguments += [name, value] }
+        let matches = keys.map { key in
+            TroveModel.Predicate.Node.and(zip(names, key.values).map { name, value in
+                .comparison(.init(.keyPath(name), .equal, .value(value)))
+            })
         }
-        return try TroveModel.Predicate(format: format, arguments: arguments)
+        return TroveModel.Predicate(root: .or(matches), format: nil)
     }
 }
 

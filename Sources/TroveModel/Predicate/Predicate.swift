@@ -23,7 +23,7 @@ public struct Predicate: Sendable, Hashable {
     /// The text this predicate was parsed from, if any; used to draw carets under errors.
     public var format: String?
 
-    init(root: Node, format: String?) {
+    package init(root: Node, format: String?) {
         self.root = root
         self.format = format
     }
