@@ -100,49 +100,18 @@ package struct JSONParser {
     }
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enterContainer()
-        position += 1
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            position += 1
-            depth -= 1
-            return .object([:])
-        }
+        guard try openObject() else { return .object([:]) }
         // Collected first, so that the dictionary is made once at its size, never rehashed.
         var pairs: [(key: String, value: JSONValue)] = []
         if buildsValues { pairs.reserveCapacity(16) }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else {
-                if peek() == UInt8(ascii: "}") { throw error("trailing comma before '}'") }
-                throw error("expected a string key, found \(describeByte(at: position))")
-            }
-            let keyStart = position
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else {
-                // Read again to name it when checking only.
-                var reader = JSONParser(bytes: bytes)
-                reader.position = keyStart
-                let name = buildsValues ? key : (try? reader.parseString()) ?? key
-                throw error("expected ':' after key \"\(name)\", found \(describeByte(at: position))")
-            }
-            position += 1
-            skipWhitespace()
+        repeat {
+            let key = try memberKey()
             let value = try parseValue()
-            if buildsValues { pairs.append((key, value)) }
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"):
-                position += 1
-                depth -= 1
-                var members = [String: JSONValue](minimumCapacity: pairs.count)
-                for (key, value) in pairs { members[key] = value }  // a repeated key keeps its last value
-                return .object(members)
-            default: throw error("expected ',' or '}' in object, found \(describeByte(at: position))")
-            }
-        }
+            if buildsValues { pairs.append((key.string, value)) }
+        } while try closeMember()
+        var members = [String: JSONValue](minimumCapacity: pairs.count)
+        for (key, value) in pairs { members[key] = value }  // a repeated key keeps its last value
+        return .object(members)
     }
 
     // MARK: Objects member by member
@@ -152,11 +121,19 @@ package struct JSONParser {
     package enum MemberKey {
         case raw(UnsafeBufferPointer<UInt8>)
         case decoded(String)
+
+        /// The key as a string (raw keys are ASCII).
+        var string: String {
+            switch self {
+            case .raw(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .decoded(let key): key
+            }
+        }
     }
 
-    /// Starts reading the object at the parser member by member (for readers that want only
-    /// some members' values): `false` for an empty object, which is then read whole; else
-    /// ``memberKey()`` reads the first key. Checks and errors as ``parseObject()``.
+    /// Starts reading the object at the parser member by member (``parseObject()`` does, and
+    /// so do readers that want only some members' values): `false` for an empty object, which
+    /// is then read whole; else ``memberKey()`` reads the first key.
     package mutating func openObject() throws(JSONParseError) -> Bool {
         guard peek() == UInt8(ascii: "{") else { throw error("unexpected \(describeByte(at: position)), expected an object") }
         try enterContainer()
