@@ -15,10 +15,10 @@ extension ObjectContext {
         return nil
     }
 
-    /// The stored rows `request` selects, without registering objects, read where the next
-    /// ``saveRows(_:announcing:)`` finds them cheapest.
-    package func fetchRows(_ request: FetchRequest) throws -> [RowSnapshot] {
-        try store.fetchBeforeWriting(StoreQuery(request, model: model))
+    /// The stored rows of `entity` whose `attributes` hold one of `keys`, without registering
+    /// objects, read where the next ``saveRows(_:announcing:)`` finds them cheapest.
+    package func fetchRows(of entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        try store.fetchBeforeWriting(entity, attributes: attributes, keys: keys)
     }
 
     /// Whether saving an object of `entity` runs custom validators (``ObjectHooks/validate(_:_:)``),

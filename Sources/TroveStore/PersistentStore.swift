@@ -11,9 +11,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The rows a query selects, in its order, in one statement.
     func fetch(_ query: StoreQuery) throws -> [RowSnapshot]
 
-    /// The rows a query selects, as ``fetch(_:)``, for a caller about to write (an import's
-    /// find-or-create): a store may read them where its next write finds them cheapest.
-    func fetchBeforeWriting(_ query: StoreQuery) throws -> [RowSnapshot]
+    /// The rows of `entity`'s hierarchy whose `attributes` hold one of `keys` (a value per
+    /// attribute, in order), in no particular order, for a caller about to write (an import's
+    /// find-or-create by unique key): a store may read them where its next write finds them
+    /// cheapest.
+    func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
 
     /// The IDs of the rows a query selects, in its order, without reading their values.
     func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList

@@ -86,26 +86,47 @@ struct ReadPlan: Sendable {
 
 extension SQLiteStore {
     public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
-        try fetch(query, onWriter: false)
-    }
-
-    /// Reads on the writing connection (waiting for a write in progress), so that a write
-    /// right after finds the pages it needs in that connection's cache; a reader connection's
-    /// cache goes stale at every commit.
-    public func fetchBeforeWriting(_ query: StoreQuery) throws -> [RowSnapshot] {
-        try fetch(query, onWriter: true)
-    }
-
-    private func fetch(_ query: StoreQuery, onWriter: Bool) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
         let statement = try compiledFetch(query, selecting: .objects)
         return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
             // One statement reads one consistent snapshot: no transaction around it is needed.
-            let read = { (db: Database) in
+            try writer.unsafeRead { db in
                 try self.rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(statement.arguments) }
             }
-            return try onWriter ? writer.writeWithoutTransaction(read) : writer.unsafeRead(read)
+        }
+    }
+
+    /// Reads on the writing connection (waiting for a write in progress), so that a write
+    /// right after finds the pages it needs in that connection's cache; a reader connection's
+    /// cache goes stale at every commit.
+    public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        guard !keys.isEmpty, !attributes.isEmpty else { return [] }
+        let layout = try schema.layout(of: entity.name)
+        let plan = try readPlan(for: layout)
+        let columns = attributes.map { "\"t\".\(quoted($0))" }
+        let tuple = "(" + Array(repeating: "?", count: attributes.count).joined(separator: ", ") + ")"
+        return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
+            try writer.writeWithoutTransaction { db in
+                var snapshots: [RowSnapshot] = []
+                // In slices of at most 512 keys, each padded (with its last key) to a power of
+                // two: a handful of distinct statements, prepared once and cached.
+                for start in stride(from: 0, to: keys.count, by: 512) {
+                    let slice = keys[start..<min(start + 512, keys.count)]
+                    let width = 1 << (Int.bitWidth - (slice.count - 1).leadingZeroBitCount)
+                    let test = attributes.count == 1
+                        ? "\(columns[0]) IN (\(Array(repeating: "?", count: width).joined(separator: ", ")))"
+                        : "(\(columns.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: width).joined(separator: ", ")))"
+                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
+                    snapshots += try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { statement in
+                        try statement.bind(slice.joined())
+                        if let last = slice.last, width > slice.count {
+                            try statement.bind(repeatElement(last, count: width - slice.count).joined(), from: Int32(slice.count * attributes.count + 1))
+                        }
+                    }
+                }
+                return snapshots
+            }
         }
     }
 

@@ -49,6 +49,19 @@ struct InsertPlan: Sendable {
     }
 }
 
+/// The columns an UPDATE sets: updates of the same shape run the same statement.
+private struct UpdateShape: Hashable {
+    let table: String
+    let attributes: [String]
+    let foreignKeys: [String]
+
+    /// Sets the columns and bumps `_version`, for the row of a `_pk` at an expected `_version`.
+    var sql: String {
+        let assignments = (attributes + foreignKeys).map { "\(quoted($0)) = ?" } + ["\"_version\" = \"_version\" + 1"]
+        return "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+    }
+}
+
 /// Writes one change set inside an open transaction.
 ///
 /// Order: primary keys for new rows are taken first (so rows saved together can refer to each
@@ -84,25 +97,22 @@ private struct SaveWriter {
                 conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table))
             }
         }
+        // Updates that set the same columns of the same table share their SQL, built once.
+        var updateSQL: [UpdateShape: String] = [:]
         for update in changes.updates {
             let layout = try store.schema.layout(of: update.objectID.entityName)
-            var assignments: [String] = []
-            var values: [AttributeValue] = []
-            for position in update.changes.keys.sorted() {
-                assignments.append("\(quoted(layout.entity.attributes[position].name)) = ?")
-                values.append(update.changes[position] ?? .null)
-            }
-            for (column, link) in try foreignKeys(update.relationships, of: layout.entity) {
-                assignments.append("\(quoted(column)) = ?")
-                values.append(link)
-            }
-            if assignments.isEmpty, try !keepsJoinRows(update.relationships, of: layout.entity) {
+            let positions = update.changes.keys.sorted()
+            var values = positions.map { update.changes[$0] ?? .null }
+            let links = try foreignKeys(update.relationships, of: layout.entity)
+            values += links.map(\.1)
+            if values.isEmpty, try !keepsJoinRows(update.relationships, of: layout.entity) {
                 // Nothing this row holds changed (the links live in other rows): no write.
                 versions[update.objectID] = update.expectedVersion
                 continue
             }
-            assignments.append("\"_version\" = \"_version\" + 1")
-            let sql = "UPDATE \(quoted(layout.table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+            let shape = UpdateShape(table: layout.table, attributes: positions.map { layout.entity.attributes[$0].name }, foreignKeys: links.map(\.0))
+            let sql = updateSQL[shape] ?? shape.sql
+            updateSQL[shape] = sql
             values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
             if try execute(sql, values, for: update.objectID) == 0 {
                 conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: layout.table))

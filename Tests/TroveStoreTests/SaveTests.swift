@@ -32,6 +32,35 @@ import TroveTesting
         #expect(try store.row(for: id) == nil)
     }
 
+    @Test func findingRowsByKeyReadsEveryMatchOnceInSlicesOfAnySize() throws {
+        let photo = try #require(store.model.entity(named: "Photo"))
+        let inserts = (0..<700).map { n in
+            ChangeSet.Insert(objectID: .temporary(entity: photo), values: [.string("p\(n)"), .string(n.isMultiple(of: 2) ? "even" : "odd"), .null, .integer(Int64(n))])
+        }
+        _ = try store.save(ChangeSet(inserts: inserts))
+        // 600 keys (more than one slice, neither slice a power of two): every other one stored.
+        let keys: [[AttributeValue]] = (0..<600).map { [.string("p\($0 * 2)")] }
+        let found = try store.fetchBeforeWriting(photo, attributes: ["id"], keys: keys)
+        #expect(found.map { $0.values[0] }.sorted { "\($0)" < "\($1)" } == (0..<350).map { AttributeValue.string("p\($0 * 2)") }.sorted { "\($0)" < "\($1)" })
+        #expect(found.allSatisfy { $0.values[1] == "even" && $0.version == 1 })
+        // A key of several attributes matches on all of them.
+        let pairs = try store.fetchBeforeWriting(photo, attributes: ["id", "title"],
+                                                 keys: [["p1", "odd"], ["p2", "odd"], ["p4", "even"], ["p9999", "odd"]])
+        #expect(Set(pairs.map { $0.values[0] }) == ["p1", "p4"])
+        #expect(try store.fetchBeforeWriting(photo, attributes: ["id"], keys: []).isEmpty)
+    }
+
+    @Test func updatesOfDifferentColumnsInOneSaveEachWriteTheirOwn() throws {
+        let (a, b, c) = (try insert("a"), try insert("b"), try insert("c"))
+        _ = try store.save(ChangeSet(updates: [.init(objectID: a, expectedVersion: 1, changes: [1: "A"]),
+                                               .init(objectID: b, expectedVersion: 1, changes: [1: "B", 3: 7]),
+                                               .init(objectID: c, expectedVersion: 1, changes: [1: "C"])]))
+        #expect(try store.row(for: a)?.values == ["a", "A", .null, 0])
+        #expect(try store.row(for: b)?.values == ["b", "B", .null, 7])
+        #expect(try store.row(for: c)?.values == ["c", "C", .null, 0])
+        #expect(try [a, b, c].map { try store.row(for: $0)?.version } == [2, 2, 2])
+    }
+
     @Test func staleVersionsConflictAndWriteNothing() throws {
         let a = try insert("a")
         let b = try insert("b")

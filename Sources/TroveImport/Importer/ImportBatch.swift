@@ -204,8 +204,11 @@ struct ParsedRecords {
         init(index: Int, node: ImportNode) {
             self.index = index
             self.node = node
-            nodes = node.allNodes
-            references = nodes.flatMap(\.references)
+            var nodes: [ImportNode] = []
+            var references: [(key: UniqueKey, destination: Entity)] = []
+            node.collect(into: &nodes, references: &references)
+            self.nodes = nodes
+            self.references = references
         }
     }
 
@@ -216,11 +219,18 @@ struct ParsedRecords {
         var unknownKeys: [String: Int] = [:]
 
         init(_ plans: [Plan]) {
+            // A batch performs a few kinds of coercion: counted in a short list, not hashed each time.
+            var kinds: [(kind: CoercionKind, count: Int)] = []
             // By mapping (one per entity), named "Entity.key" once per batch, not once per record.
             var unknown: [ObjectIdentifier: (entity: String, keys: [String: Int])] = [:]
+            defer {
+                for (kind, count) in kinds { coercions[kind, default: 0] += count }
+            }
             for plan in plans {
                 for node in plan.nodes {
-                    for kind in node.coercions { coercions[kind, default: 0] += 1 }
+                    for kind in node.coercions {
+                        if let at = kinds.firstIndex(where: { $0.kind == kind }) { kinds[at].count += 1 } else { kinds.append((kind, 1)) }
+                    }
                     guard !node.unknownKeys.isEmpty else { continue }
                     let id = ObjectIdentifier(node.mapping)
                     if unknown[id] == nil { unknown[id] = (node.mapping.entity.name, [:]) }

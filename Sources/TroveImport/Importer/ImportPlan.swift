@@ -25,20 +25,21 @@ final class ImportNode {
     /// The record this object was read from.
     var record: JSONValue { source.value }
 
-    /// This node and every node nested in it.
-    var allNodes: [ImportNode] {
-        var nodes = [self]
-        for target in toOne.compactMap(\.target) + toMany.flatMap(\.targets) {
-            if case .node(let nested) = target { nodes += nested.allNodes }
+    /// Adds this node and every node nested in it to `nodes`, and the references (scalar keys)
+    /// of all their relationships to `references`: one walk, no arrays in between.
+    func collect(into nodes: inout [ImportNode], references: inout [(key: UniqueKey, destination: Entity)]) {
+        nodes.append(self)
+        func visit(_ target: ImportTarget) {
+            switch target {
+            case .node(let nested): nested.collect(into: &nodes, references: &references)
+            case .reference(let key, let destination): references.append((key, destination))
+            }
         }
-        return nodes
-    }
-
-    /// The references (scalar keys) of this node's own relationships.
-    var references: [(key: UniqueKey, destination: Entity)] {
-        (toOne.compactMap(\.target) + toMany.flatMap(\.targets)).compactMap { target in
-            if case .reference(let key, let destination) = target { return (key, destination) }
-            return nil
+        for (_, target) in toOne {
+            if let target { visit(target) }
+        }
+        for (_, targets) in toMany {
+            for target in targets { visit(target) }
         }
     }
 }
@@ -102,8 +103,10 @@ struct KeyLookup {
     /// The entity the keys were read for (its attribute positions are the keys' positions).
     let entity: Entity
     let keys: Set<UniqueKey>
-    /// Selects the objects that hold any of the keys.
-    let predicate: TroveModel.Predicate
+
+    /// Selects the objects that hold any of the keys (for a find that registers objects; rows
+    /// are found by their keys alone).
+    var predicate: TroveModel.Predicate { Self.predicate(matching: keys, of: entity) }
 
     /// The lookups of some plans' objects and references, in a stable order (so that batches
     /// lock rows in the same order).
@@ -124,7 +127,7 @@ struct KeyLookup {
             for (key, destination) in plan.references { add(key, destination) }
         }
         return groups.sorted { $0.group < $1.group }.map { found in
-            KeyLookup(group: found.group, entity: found.entity, keys: found.keys, predicate: predicate(matching: found.keys, of: found.entity))
+            KeyLookup(group: found.group, entity: found.entity, keys: found.keys)
         }
     }
 

@@ -88,9 +88,8 @@ struct RowApplication {
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
             let (root, attributes) = (lookup.group.root, lookup.group.attributes)
-            var request = FetchRequest(entityName: lookup.entity.name)
-            request.predicate = lookup.predicate
-            let rows = try context.fetchRows(request)
+            let rows = try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
+                                             keys: lookup.keys.map(\.values))
             identity.reserveCapacity(identity.count + rows.count)
             drafts.reserveCapacity(drafts.count + rows.count)
             for row in rows {
