@@ -49,11 +49,19 @@ import TroveModel
         #"[1, 2]"#,                                                                          // rejected: not an object
         #""just a string""#,
         #"{"id": 13, "\u00e9t\u00e9": 1, "été": 2, "views": 1e3}"#,
+        // Nested objects, which the scanner reads straight from their bytes too.
+        #"{"id": 14, "owner": {"id": 7, "name": 5, "name": "last", "x": 1}}"#,          // coerced, repeated, unknown
+        #"{"id": 15, "owner": {"id": "o3", "name": ["x"]}}"#,                           // rejected at owner.name
+        #"{"views": "bad", "owner": {"name": "no id"}, "id": 16}"#,                     // the record's own fault first
+        #"{"id": 17, "owner": {"id": "o4"}, "owner": {"id": "o5"}}"#,                   // the last object wins
+        #"{"id": 18, "owner": {}}"#,                                                    // rejected: no key
+        #"{"id": 19, "owner": {"id": "o6", "photos": [{"id": 20, "owner": {"id": "o7"}}, 21]}}"#,
+        #"{"id": 22, "owner": {"id": "o8", "photos": [{"views": "x"}]}}"#,              // rejected two levels down
     ]
 
     static let invalid = [
         #"{"id": 1,}"#, #"{"id" 1}"#, #"{"id": 1 "title": "x"}"#, #"{"id": [1,]}"#, #"{"id": "\x"}"#,
-        #"{"id": 1, "unknown": {"a": tru}}"#, #"{"id": 01}"#, #"{"id": 1} x"#, #"{"ti"#, "{\"id\": \"a\u{01}\"}",
+        #"{"id": 1, "unknown": {"a": tru}}"#, #"{"id": 1, "owner": {"id": "o1",}}"#, #"{"id": 1, "owner": {"id" "o1"}}"#, #"{"id": 01}"#, #"{"id": 1} x"#, #"{"ti"#, "{\"id\": \"a\u{01}\"}",
     ]
 
     func mappings() -> ImportParser {

@@ -40,8 +40,15 @@ struct ImportParser {
         }
         try fill(node, path: path,
                  attribute: { Self.lookup(members, $0.keyPaths, skipping: handlers) },
-                 relationship: { Self.lookup(members, $0.keyPaths, skipping: handlers) })
+                 relationship: { Self.lookup(members, $0.keyPaths, skipping: handlers).map { (.json($0), $1) } })
         return node
+    }
+
+    /// A value found in a record for an attribute or relationship: JSON, or the nested object
+    /// of a to-one relationship read already (by the ``RecordScanner``), or why it could not be.
+    enum Found {
+        case json(JSONValue)
+        case object(Result<ImportNode, any Error>)
     }
 
     /// Sets a node's values, key and relationships from the record's value (and the key path
@@ -49,8 +56,9 @@ struct ImportParser {
     /// does not hold.
     func fill(_ node: ImportNode, path: String,
               attribute found: (EntityMapping.AttributeMapping) -> (JSONValue, String)?,
-              relationship foundLink: (EntityMapping.RelationshipMapping) -> (JSONValue, String)?) throws {
+              relationship foundLink: (EntityMapping.RelationshipMapping) -> (Found, String)?) throws {
         let mapping = node.mapping
+        node.values.reserveCapacity(mapping.attributes.count)
         for attribute in mapping.attributes {
             guard let (value, keyPath) = found(attribute) else { continue }
             if case .null = value {
@@ -79,7 +87,15 @@ struct ImportParser {
         }
 
         for relationship in mapping.relationships {
-            guard let (value, keyPath) = foundLink(relationship) else { continue }
+            guard let (found, keyPath) = foundLink(relationship) else { continue }
+            let value: JSONValue
+            switch found {
+            case .json(let json): value = json
+            case .object(let read):
+                // Only to-one relationships' objects are read ahead.
+                node.toOne.append((relationship.index, .node(try read.get())))
+                continue
+            }
             let at = Self.join(path, keyPath)
             if relationship.relationship.isToMany {
                 switch value {

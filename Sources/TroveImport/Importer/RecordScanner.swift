@@ -25,6 +25,12 @@ final class RecordScanner {
         }
 
         let mapping: EntityMapping
+        /// Per relationship position: its mapping when it is to-one (its nested objects are
+        /// read straight from their bytes too), else `nil`.
+        let toOne: [EntityMapping.RelationshipMapping?]
+        /// Per relationship position: the destination's table, once asked for (`.some(nil)`:
+        /// the destination is read through the parser).
+        var destinations: [KeyTable??]
         private(set) var entries: [Entry] = []
         /// The entry that followed each entry in the last record (`entries.count`: none yet);
         /// the last element is the one that came first.
@@ -37,6 +43,12 @@ final class RecordScanner {
         /// `nil` when some attribute or relationship reads a key path.
         init?(_ mapping: EntityMapping) {
             self.mapping = mapping
+            var toOne = [EntityMapping.RelationshipMapping?](repeating: nil, count: mapping.entity.relationships.count)
+            for relationship in mapping.relationships where !relationship.relationship.isToMany {
+                toOne[relationship.index] = relationship
+            }
+            self.toOne = toOne
+            destinations = Array(repeating: nil, count: toOne.count)
             var targets: [String: [(slot: Int, rank: Int)]] = [:]
             var order: [String] = []
             let paths = mapping.attributes.map { ($0.index, $0.keyPaths) }
@@ -85,8 +97,10 @@ final class RecordScanner {
     let parser: ImportParser
     /// By entity name; `nil` for an entity read through the ``ImportParser``.
     private var tables: [String: KeyTable?] = [:]
-    /// Per record: the value found for each slot, and the rank of its key.
-    private var found: [(value: JSONValue, rank: Int)?] = []
+    /// The table asked for last, by entity name: records of one entity follow each other.
+    private var lastTable: (entity: String, table: KeyTable?)?
+    /// Per nesting depth, per object: the value found for each slot, and the rank of its key.
+    private var found: [[(value: ImportParser.Found, rank: Int)?]] = []
 
     init(parser: ImportParser) {
         self.parser = parser
@@ -102,11 +116,23 @@ final class RecordScanner {
             let value = try JSONValue(parsing: bytes)
             return ReadRecord(value, as: entity, parser: parser)
         }
+        let (outcome, source) = try object(&json, table: table, path: "", depth: 0)
+        try json.finishDocument()
+        return ReadRecord(outcome: outcome.map { $0 }, source: source)
+    }
+
+    /// Reads the object at `json` (at its `{`) with `table`, at `depth` objects below the
+    /// record: its node, or why the record is rejected, and its text. To-one relationships
+    /// whose destination has a table of its own read their nested objects the same way.
+    private func object(_ json: inout JSONParser, table: KeyTable, path: String,
+                        depth: Int) throws(JSONParseError) -> (Result<ImportNode, any Error>, RecordSource) {
+        let start = json.position
         let mapping = table.mapping
         let attributeCount = mapping.attributes.count
         let slots = attributeCount + mapping.entity.relationships.count
-        if found.count != slots { found = Array(repeating: nil, count: slots) }
-        for slot in 0..<slots { found[slot] = nil }
+        while found.count <= depth { found.append([]) }
+        if found[depth].count != slots { found[depth] = Array(repeating: nil, count: slots) }
+        for slot in 0..<slots { found[depth][slot] = nil }
         var unknown: [String] = []
         if try json.openObject() {
             var previous = table.start
@@ -128,11 +154,21 @@ final class RecordScanner {
                 }
                 previous = index
                 let entry = table.entries[index]
+                // A nested object of a to-one relationship, the key's only reader, is read
+                // straight from its bytes when its entity can be.
+                if entry.targets.count == 1, json.peek() == UInt8(ascii: "{"), case let (slot, rank) = entry.targets[0],
+                   slot >= attributeCount, let relationship = table.toOne[slot - attributeCount],
+                   found[depth][slot].map({ rank <= $0.rank }) ?? true, let nested = destination(of: relationship, in: table) {
+                    let at = ImportParser.join(path, relationship.keyPaths[rank][0])
+                    let (outcome, _) = try object(&json, table: nested, path: at, depth: depth + 1)
+                    found[depth][slot] = (.object(outcome), rank)
+                    continue
+                }
                 // The first candidate key present wins; of one key given twice, the last value.
                 var value: JSONValue?
-                for (slot, rank) in entry.targets where found[slot].map({ rank <= $0.rank }) ?? true {
+                for (slot, rank) in entry.targets where found[depth][slot].map({ rank <= $0.rank }) ?? true {
                     if value == nil { value = try json.parseValue() }
-                    found[slot] = value.map { ($0, rank) }
+                    found[depth][slot] = value.map { (.json($0), rank) }
                 }
                 if value == nil {
                     if entry.targets.isEmpty { unknown.append(entry.name) }
@@ -140,22 +176,34 @@ final class RecordScanner {
                 }
             } while try json.closeMember()
         }
-        try json.finishDocument()
 
-        let source = RecordSource(bytes)
-        let node = ImportNode(mapping: mapping, path: "", source: source)
+        let source = RecordSource(UnsafeBufferPointer(rebasing: json.bytes[start..<json.position]))
+        let node = ImportNode(mapping: mapping, path: path, source: source)
         node.unknownKeys = Self.once(unknown)
+        let values = found[depth]
         do {
             // Every key path is one key (the table's condition).
-            try parser.fill(node, path: "",
-                            attribute: { attribute in found[attribute.index].map { ($0.value, attribute.keyPaths[$0.rank][0]) } },
+            try parser.fill(node, path: path,
+                            attribute: { attribute in
+                                guard let (found, rank) = values[attribute.index], case .json(let value) = found else { return nil }
+                                return (value, attribute.keyPaths[rank][0])
+                            },
                             relationship: { relationship in
-                                found[attributeCount + relationship.index].map { ($0.value, relationship.keyPaths[$0.rank][0]) }
+                                values[attributeCount + relationship.index].map { ($0.value, relationship.keyPaths[$0.rank][0]) }
                             })
-            return ReadRecord(outcome: .success(node), source: source)
+            return (.success(node), source)
         } catch {
-            return ReadRecord(outcome: .failure(error), source: source)
+            return (.failure(error), source)
         }
+    }
+
+    /// The table of a to-one relationship's destination, or `nil` when its objects are read
+    /// through the parser.
+    private func destination(of relationship: EntityMapping.RelationshipMapping, in table: KeyTable) -> KeyTable? {
+        if let known = table.destinations[relationship.index] { return known }
+        let nested = self.table(for: relationship.destination)
+        table.destinations[relationship.index] = .some(nested)
+        return nested
     }
 
     /// `keys` without repeats (a key given twice is one unknown key, as in a parsed record).
@@ -173,7 +221,11 @@ final class RecordScanner {
     /// The key table of an entity read straight from bytes, or `nil` when it is read through
     /// the parser.
     private func table(for entity: Entity) -> KeyTable? {
-        if let table = tables[entity.name] { return table }
+        if let (name, table) = lastTable, name == entity.name { return table }
+        if let table = tables[entity.name] {
+            lastTable = (entity.name, table)
+            return table
+        }
         var table: KeyTable?
         let hooks = parser.hooks
         if hooks.before[entity.name] == nil, hooks.keyHandlers[entity.name]?.isEmpty ?? true,
@@ -181,6 +233,7 @@ final class RecordScanner {
             table = KeyTable(mapping)
         }
         tables[entity.name] = table
+        lastTable = (entity.name, table)
         return table
     }
 }
