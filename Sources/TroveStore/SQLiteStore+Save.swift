@@ -28,6 +28,8 @@ extension SQLiteStore {
 struct InsertPlan: Sendable {
     let sql: String
     let hasEntityColumn: Bool
+    /// The number of attributes, whose values follow `_pk` [and `_entity`].
+    let attributeCount: Int
     /// The relationship positions whose keys follow the attributes, in order.
     let foreignKeys: [Int]
 
@@ -45,6 +47,7 @@ struct InsertPlan: Sendable {
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
         hasEntityColumn = layout.hasEntityColumn
+        attributeCount = layout.entity.attributes.count
         self.foreignKeys = foreignKeys
     }
 }
@@ -122,13 +125,15 @@ private struct SaveWriter {
         }
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
-        var statements: [String: (plan: InsertPlan, statement: SQLiteStatement)] = [:]
+        // Inserts come in runs of one entity: its plan and statement are looked up once per run.
+        var current: (entity: String, plan: InsertPlan, statement: SQLiteStatement)?
         for insert in changes.inserts {
             let name = insert.objectID.entityName
-            guard let (plan, statement) = try statements[name] ?? store.insertPlans[name].map({ ($0, try db.cachedStatement(sql: $0.sql).sqliteStatement) }) else {
-                throw StoreError(.unknownEntity, "the model has no entity '\(name)'")
+            if current?.entity != name {
+                guard let plan = store.insertPlans[name] else { throw StoreError(.unknownEntity, "the model has no entity '\(name)'") }
+                current = (name, plan, try db.cachedStatement(sql: plan.sql).sqliteStatement)
             }
-            statements[name] = (plan, statement)
+            guard let (_, plan, statement) = current else { continue }
             try namingConstraints(insert.objectID) { try insertRow(insert, plan, statement) }
         }
 
@@ -142,9 +147,13 @@ private struct SaveWriter {
     /// Inserts one row with the entity's prepared INSERT: `_pk`, [`_entity`], the values, then
     /// the foreign keys.
     private mutating func insertRow(_ insert: ChangeSet.Insert, _ plan: InsertPlan, _ statement: SQLiteStatement) throws {
-        let pk = try key(of: insert.objectID)
+        guard let permanent = permanentIDs[insert.objectID], let pk = permanent.primaryKey ?? insert.objectID.primaryKey else {
+            throw StoreError(.constraintViolation, "saving \(insert.objectID): no primary key was taken for it")
+        }
+        guard insert.values.count == plan.attributeCount else {
+            throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(plan.attributeCount) attributes")
+        }
         sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
         defer { sqlite3_reset(statement) }
         var code = sqlite3_bind_int64(statement, 1, pk)
         var index: Int32 = 2
@@ -155,6 +164,10 @@ private struct SaveWriter {
         for value in insert.values {
             code |= ValueCoding.bind(value, to: statement, at: index)
             index += 1
+        }
+        // Every foreign key is bound: NULL unless the insert links it.
+        for slot in plan.foreignKeys.indices {
+            code |= sqlite3_bind_null(statement, index + Int32(slot))
         }
         for case .toOne(let relationship, .object(let target)) in insert.relationships {
             if let slot = plan.foreignKeys.firstIndex(of: relationship) {
@@ -169,7 +182,7 @@ private struct SaveWriter {
             throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
                                 message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: plan.sql)
         }
-        if let permanent = permanentIDs[insert.objectID] { versions[permanent] = 1 }
+        versions[permanent] = 1
     }
 
     // MARK: Relationships

@@ -184,6 +184,7 @@ struct RowApplication {
     /// - Throws: ``ConflictError`` when a row changed since it was read; the store's errors.
     func save(metadata: [String: String?]) throws -> [String: ImportReport.EntityCounts] {
         var rows = ChangeSet(metadata: metadata)
+        rows.inserts.reserveCapacity(drafts.count)
         var changes = ObjectChanges()
         // Counted per mapping (one per entity), named at the end.
         var tallies: [ObjectIdentifier: (name: String, counts: ImportReport.EntityCounts)] = [:]
@@ -204,8 +205,10 @@ struct RowApplication {
         for draft in drafts {
             let mapping = draft.mapping
             guard let stored = draft.stored else {
-                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
-                                                     relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
+                // Links in relationship order (a row has one or two: sorted only when it has more).
+                let links: [RelationshipChange] = draft.toOne.count < 2 ? draft.toOne.map { .toOne($0.key, $0.value) }
+                    : draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }
+                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values, relationships: links))
                 for (position, link) in draft.toOne { relink(link, position, of: mapping) }
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
