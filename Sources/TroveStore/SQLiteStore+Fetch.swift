@@ -105,7 +105,7 @@ extension SQLiteStore {
         let layout = try schema.layout(of: entity.name)
         let plan = try readPlan(for: layout)
         let columns = attributes.map { "\"t\".\(quoted($0))" }
-        let tuple = "(" + Array(repeating: "?", count: attributes.count).joined(separator: ", ") + ")"
+        let tuple = "(\(placeholders(attributes.count)))"
         return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
             try writer.writeWithoutTransaction { db in
                 var snapshots: [RowSnapshot] = []
@@ -115,8 +115,8 @@ extension SQLiteStore {
                     let slice = keys[start..<min(start + 512, keys.count)]
                     let width = 1 << (Int.bitWidth - (slice.count - 1).leadingZeroBitCount)
                     let test = attributes.count == 1
-                        ? "\(columns[0]) IN (\(Array(repeating: "?", count: width).joined(separator: ", ")))"
-                        : "(\(columns.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: width).joined(separator: ", ")))"
+                        ? "\(columns[0]) IN (\(placeholders(width)))"
+                        : "(\(columns.joined(separator: ", "))) IN (VALUES \(String(repeating: tuple + ", ", count: width - 1))\(tuple))"
                     let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
                     snapshots += try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { statement in
                         try statement.bind(slice.joined())
@@ -179,7 +179,7 @@ extension SQLiteStore {
                     // Bound in slices, well under SQLite's limit of parameters per statement.
                     for start in stride(from: 0, to: group.keys.count, by: 500) {
                         let slice = group.keys[start..<min(start + 500, group.keys.count)]
-                        let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                        let marks = placeholders(slice.count)
                         let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
                         snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: db) {
                             try $0.bind(slice.map { .integer($0) })
@@ -235,7 +235,7 @@ extension SQLiteStore {
                 let keys = Array(owners.keys).sorted()
                 for start in stride(from: 0, to: keys.count, by: 500) {
                     let slice = keys[start..<min(start + 500, keys.count)]
-                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ", ")
+                    let marks = placeholders(slice.count)
                     let sql = "SELECT \(owner), \(plan.selection(from: "d")) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
                     try RawStatement.with(db, sql: sql) { statement in
                         try statement.bind(slice.map { .integer($0) })

@@ -44,7 +44,7 @@ struct InsertPlan: Sendable {
                 foreignKeys.append(index)
             }
         }
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let marks = placeholders(columns.count)
         sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
         hasEntityColumn = layout.hasEntityColumn
         attributeCount = layout.entity.attributes.count

@@ -195,3 +195,9 @@ func quoted(_ identifier: String) -> String {
     guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
+
+/// `count` parameter marks, `?, ?, ?` (built at once: joining an array of marks costs a
+/// hundred times more, and a find-or-create binds a thousand).
+func placeholders(_ count: Int) -> String {
+    count > 0 ? String(repeating: "?, ", count: count - 1) + "?" : ""
+}

@@ -85,13 +85,15 @@ struct RowApplication {
 
     /// Reads the stored rows of every key of the batch: one query per lookup.
     mutating func findExisting(_ lookups: [KeyLookup]) throws {
+        // Every key of the batch gets a row: found here, or made while applying.
+        let keys = lookups.reduce(0) { $0 + $1.keys.count }
+        identity.reserveCapacity(keys)
+        drafts.reserveCapacity(keys)
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
             let (root, attributes) = (lookup.group.root, lookup.group.attributes)
             let rows = try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
                                              keys: lookup.keys.map(\.values))
-            identity.reserveCapacity(identity.count + rows.count)
-            drafts.reserveCapacity(drafts.count + rows.count)
             for row in rows {
                 let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
                 identity[key] = drafts.count
