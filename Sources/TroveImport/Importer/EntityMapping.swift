@@ -49,6 +49,10 @@ final class EntityMapping {
     let defaults: [AttributeValue]
     /// The attributes with a rule a save checks (required, min, max or regex).
     let checkedAttributes: [Int]
+    /// The names of the attributes and of the relationships, by position (as a save's
+    /// changed keys name them).
+    let attributeNames: [String]
+    let relationshipNames: [String]
     /// Each relationship's inverse, by position.
     let inverseNames: [String?]
     /// The to-one relationships that must hold an object.
@@ -78,6 +82,8 @@ final class EntityMapping {
         knownKeys = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
         uniqueKeys = entity.uniqueBy.map { names in names.compactMap { entity.attributeIndex(named: $0) } }
         defaults = entity.attributes.map(\.defaultValue)
+        attributeNames = entity.attributes.map(\.name)
+        relationshipNames = entity.relationships.map(\.name)
         inverseNames = entity.relationships.map(\.inverse)
         requiredToOne = entity.relationships.indices.filter { !entity.relationships[$0].isToMany && !entity.relationships[$0].isOptional }
         checkedAttributes = entity.attributes.indices.filter { entity.attributes[$0].isCheckedAtSave }

@@ -215,27 +215,29 @@ struct RowApplication {
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
             }
-            guard !draft.isUnchanged else {
+            // What differs from the stored row, and the names of what differs.
+            var values: [Int: AttributeValue] = [:]
+            var keys: Set<String> = []
+            for position in draft.values.indices where draft.values[position] != stored.values[position] {
+                values[position] = draft.values[position]
+                keys.insert(mapping.attributeNames[position])
+            }
+            let changedLinks = draft.toOne.filter { stored.toOne[$0.key] != $0.value }
+            guard !values.isEmpty || !changedLinks.isEmpty else {
                 // Counted when a record described it, not when one only referred to it.
                 if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
                 continue
             }
-            var values: [Int: AttributeValue] = [:]
-            for position in draft.values.indices where draft.values[position] != stored.values[position] {
-                values[position] = draft.values[position]
-            }
             var links: [RelationshipChange] = []
-            for (position, link) in draft.toOne.sorted(by: { $0.key < $1.key }) where stored.toOne[position] != link {
+            for (position, link) in changedLinks.sorted(by: { $0.key < $1.key }) {
                 links.append(.toOne(position, link))
+                keys.insert(mapping.relationshipNames[position])
                 relink(stored.toOne[position], position, of: mapping)
                 relink(link, position, of: mapping)
             }
             rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
             changes.updated.insert(draft.id)
-            changes.changedKeys[draft.id, default: []].formUnion(
-                values.keys.map { mapping.entity.attributes[$0].name } + links.map { change in
-                    if case .toOne(let position, _) = change { mapping.entity.relationships[position].name } else { "" }
-                })
+            changes.changedKeys[draft.id] = keys
             count(mapping) { $0.updated += 1 }
         }
         for (inverse, ids) in relinked.values {
