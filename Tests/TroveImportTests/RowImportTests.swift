@@ -138,6 +138,56 @@ import TroveTesting
         ])
     }
 
+    @Test func rowsRecordsShareAreReadOnceThenKeptFromBatchToBatch() throws {
+        let rows = try Store(dir.file("rows.trove"))
+        let objects = try Store(dir.file("objects.trove"))
+        // Three batches of three; Ann's name changes in the second.
+        let payload = "[" + (1...9).map { n in
+            #"{"id": \#(n), "owner": {"id": "ann", "name": "\#(n < 4 ? "Ann" : "Ann B.")"}, "title": "t\#(n)"}"#
+        }.joined(separator: ", ") + "]"
+        for round in 1...2 {
+            rows.recorder.reset()
+            var byRows = try rows.run(payload, asObjects: false)
+            let byObjects = try objects.run(payload, asObjects: true)
+            let ownerReads = rows.recorder.selects.filter { $0.contains(#"FROM "Owner""#) }
+            #expect(ownerReads.count == 1, "round \(round): Ann is read by the first batch only, then kept")
+            byRows.appliedAsObjects = byObjects.appliedAsObjects
+            #expect(byRows == byObjects)
+            #expect(try rows.contents() == objects.contents())
+            if round == 2 {
+                #expect(byRows.entities["Owner"]?.updated == 2, "the first batch sets Ann's name back, the second changes it again")
+            }
+        }
+        let ann = try #require(try rows.container.newBackgroundContext().fetchFirst("Owner", whereKey: "id", equals: "ann"))
+        #expect(try ann.value(forKey: "name") == "Ann B.")
+    }
+
+    @Test func anotherWriterBetweenBatchesIsSeenNotOverlookedByTheKeptRows() throws {
+        let store = try Store(dir.file("rows.trove"))
+        let input = dir.file("photos.json")
+        let payload = "[" + (1...6).map { n in #"{"id": \#(n), "owner": {"id": "ann", "name": "Ann"}}"# }.joined(separator: ", ") + "]"
+        try Data(payload.utf8).write(to: input)
+        let other = store.container.newBackgroundContext()
+        var renamed = false
+        let report = try Importer(context: store.context, options: ImportOptions(batchSize: 3))
+            .importStream(.file(input), into: "Photo", progress: { _ in
+                guard !renamed else { return }
+                renamed = true
+                // After the first batch, someone else renames Ann; the second batch names her Ann again.
+                do {
+                    let ann = try other.fetchFirst("Owner", whereKey: "id", equals: "ann")
+                    _ = try ann?.setValue("Someone else's name", forKey: "name")
+                    try other.save()
+                } catch {
+                    Issue.record("the other writer failed: \(error)")
+                }
+            })
+        #expect(renamed)
+        #expect(report.entities["Owner"]?.updated == 1, "the second batch found the other writer's name and put Ann back")
+        let ann = try #require(try store.container.newBackgroundContext().fetchFirst("Owner", whereKey: "id", equals: "ann"))
+        #expect(try ann.value(forKey: "name") == "Ann")
+    }
+
     @Test func rejectionsNameTheRecordAndTheRuleAsObjectsWould() throws {
         let store = try Store(dir.file("rows.trove"))
         let report = try store.run(Self.fresh, asObjects: false)

@@ -55,7 +55,8 @@ final class EntityMapping {
     let relationshipNames: [String]
     /// Each relationship's inverse, by position.
     let inverseNames: [String?]
-    /// The to-one relationships that must hold an object.
+    /// The to-one relationships, and those of them that must hold an object.
+    let toOnePositions: [Int]
     let requiredToOne: [Int]
 
     init(entity: Entity, model: Model, transformers: ValueTransformerRegistry) throws {
@@ -85,7 +86,8 @@ final class EntityMapping {
         attributeNames = entity.attributes.map(\.name)
         relationshipNames = entity.relationships.map(\.name)
         inverseNames = entity.relationships.map(\.inverse)
-        requiredToOne = entity.relationships.indices.filter { !entity.relationships[$0].isToMany && !entity.relationships[$0].isOptional }
+        toOnePositions = entity.relationships.indices.filter { !entity.relationships[$0].isToMany }
+        requiredToOne = toOnePositions.filter { !entity.relationships[$0].isOptional }
         checkedAttributes = entity.attributes.indices.filter { entity.attributes[$0].isCheckedAtSave }
     }
 

@@ -26,7 +26,7 @@ struct ImportBatch {
     /// Imports the batch and saves it — as rows when nothing needs objects (see
     /// ``RowApplication``), else as objects; with a sync scope, adds the keys of imported
     /// top-level records to `seen` (without one, nothing needs them, and memory stays flat).
-    private mutating func run(seen: inout Set<UniqueKey>) throws -> ImportReport {
+    private mutating func run(seen: inout Set<UniqueKey>, cache: inout RowCache) throws -> ImportReport {
         if let failure = parsed.failure { throw failure }
         for rejection in parsed.rejected {
             try reject(rejection)
@@ -34,29 +34,31 @@ struct ImportBatch {
         let obstacle = context.rowSaveObstacle ?? RowApplication.unsupportedReason(
             nodes: parsed.plans.flatMap(\.nodes), references: parsed.plans.flatMap(\.references),
             context: context, hooks: importer.options.hooks)
-        guard let obstacle else { return try runAsRows(seen: &seen) }
+        guard let obstacle else { return try runAsRows(seen: &seen, cache: &cache) }
         var report = try runAsObjects(seen: &seen)
         report.appliedAsObjects = obstacle
         return report
     }
 
     /// Runs the batch and adds what it did to `report`; a strict import's rejection is
-    /// rethrown carrying the whole `report` so far.
-    mutating func run(seen: inout Set<UniqueKey>, into report: inout ImportReport) throws {
+    /// rethrown carrying the whole `report` so far. `cache` holds the rows earlier batches of
+    /// the same import left.
+    mutating func run(seen: inout Set<UniqueKey>, cache: inout RowCache, into report: inout ImportReport) throws {
         do {
-            report.merge(try run(seen: &seen))
+            report.merge(try run(seen: &seen, cache: &cache))
         } catch let error as ImportError where error.code == .recordRejected {
             report.merge(error.report ?? ImportReport())
             throw ImportError(.recordRejected, error.message, report: report)
         }
     }
 
-    private mutating func runAsRows(seen: inout Set<UniqueKey>) throws -> ImportReport {
+    private mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache) throws -> ImportReport {
         var conflicts = 0
+        cache.check(against: try? context.store.changeToken())
         while true {
             let accepted = parsed.plans.filter { rejected[$0.index] == nil }
             var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
-            try rows.findExisting(lookups(of: accepted))
+            try rows.findExisting(lookups(of: accepted), cache: cache)
             for plan in accepted {
                 try rows.apply(plan.node, record: plan.index)
             }
@@ -66,11 +68,12 @@ struct ImportBatch {
                 continue
             }
             do {
-                let counts = try rows.save(metadata: metadata)
+                let counts = try rows.save(metadata: metadata, cache: &cache)
                 return report(accepted, counts: counts, seen: &seen)
             } catch is ConflictError where conflicts < 2 {
                 // Another writer changed a row between the find and the save: read them again.
                 conflicts += 1
+                cache.forget()
             }
         }
     }

@@ -74,9 +74,10 @@ public final class Importer {
         defer { batches.stop() }
         var report = ImportReport()
         var seen: Set<UniqueKey> = []
+        var cache = RowCache()
         while let parsed = batches.next() {
             var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
-            try batch.run(seen: &seen, into: &report)
+            try batch.run(seen: &seen, cache: &cache, into: &report)
             batches.recycle(parsed)
         }
         if let scope = options.syncScope {

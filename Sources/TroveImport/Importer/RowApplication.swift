@@ -21,6 +21,9 @@ struct RowApplication {
         /// The last record that touched the row, to blame it when the row breaks a rule; -1
         /// for a stored row no record described (found for a reference, or not at all).
         var record: Int
+        /// Whether a nested object or a reference made or named the row: rows such records
+        /// share are kept for the next batches (``RowCache``).
+        var isShared = false
 
         /// Whether the row is stored and the batch left its values and links as they are.
         var isUnchanged: Bool {
@@ -83,8 +86,9 @@ struct RowApplication {
 
     // MARK: Find
 
-    /// Reads the stored rows of every key of the batch: one query per lookup.
-    mutating func findExisting(_ lookups: [KeyLookup]) throws {
+    /// Reads the stored rows of every key of the batch — from `cache` when it holds them, else
+    /// with one query per lookup.
+    mutating func findExisting(_ lookups: [KeyLookup], cache: RowCache) throws {
         // Every key of the batch gets a row: found here, or made while applying.
         let keys = lookups.reduce(0) { $0 + $1.keys.count }
         identity.reserveCapacity(keys)
@@ -92,8 +96,18 @@ struct RowApplication {
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
             let (root, attributes) = (lookup.group.root, lookup.group.attributes)
-            let rows = try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
-                                             keys: lookup.keys.map(\.values))
+            var missing: [[AttributeValue]] = []
+            for key in lookup.keys {
+                guard let row = cache[key] else {
+                    missing.append(key.values)
+                    continue
+                }
+                identity[key] = drafts.count
+                drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
+                                    stored: row, isStub: false, record: -1))
+            }
+            let rows = missing.isEmpty ? [] : try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
+                                                                    keys: missing)
             for row in rows {
                 let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
                 identity[key] = drafts.count
@@ -108,10 +122,10 @@ struct RowApplication {
     /// Applies one top-level record's node tree (its values fit their attributes already:
     /// the parser checked them).
     mutating func apply(_ node: ImportNode, record: Int) throws {
-        _ = try draft(for: node, record: record)
+        _ = try draft(for: node, record: record, shared: false)
     }
 
-    private mutating func draft(for node: ImportNode, record: Int) throws -> Int {
+    private mutating func draft(for node: ImportNode, record: Int, shared: Bool) throws -> Int {
         let index: Int
         if let key = node.key, let found = identity[key] {
             index = found
@@ -121,13 +135,14 @@ struct RowApplication {
             if let key = node.key { identity[key] = index }
         }
         drafts[index].record = record
+        if shared { drafts[index].isShared = true }
         for (position, value) in node.values {
             drafts[index].values[position] = value
         }
         for (position, target) in node.toOne {
             let link: Link
             switch target {
-            case .node(let nested)?: link = .object(drafts[try draft(for: nested, record: record)].id)
+            case .node(let nested)?: link = .object(drafts[try draft(for: nested, record: record, shared: true)].id)
             case .reference(let key, let destination)?: link = .object(drafts[try stub(key, destination, record: record)].id)
             case nil: link = .empty
             }
@@ -138,12 +153,16 @@ struct RowApplication {
 
     /// The row a reference names: found, made by this batch, or a new stub holding its key.
     private mutating func stub(_ key: UniqueKey, _ destination: Entity, record: Int) throws -> Int {
-        if let found = identity[key] { return found }
+        if let found = identity[key] {
+            drafts[found].isShared = true
+            return found
+        }
         let mapping = try mapping(destination)
         var values = mapping.defaults
         for (position, value) in zip(key.attributes, key.values) { values[position] = value }
         let index = newDraft(mapping, values: values, record: record)
         drafts[index].isStub = true
+        drafts[index].isShared = true
         identity[key] = index
         return index
     }
@@ -182,9 +201,10 @@ struct RowApplication {
     }
 
     /// Writes what differs from the store, with `metadata`, in one transaction through the
-    /// context (which announces it as its save), and counts what the batch did per entity.
+    /// context (which announces it as its save), counts what the batch did per entity, and keeps
+    /// the shared rows as stored now in `cache`.
     /// - Throws: ``ConflictError`` when a row changed since it was read; the store's errors.
-    func save(metadata: [String: String?]) throws -> [String: ImportReport.EntityCounts] {
+    func save(metadata: [String: String?], cache: inout RowCache) throws -> [String: ImportReport.EntityCounts] {
         var rows = ChangeSet(metadata: metadata)
         rows.inserts.reserveCapacity(drafts.count)
         var changes = ObjectChanges()
@@ -246,7 +266,31 @@ struct RowApplication {
         }
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (name, tally) in tallies.values { counts[name, default: .init()].add(tally) }
-        _ = try context.saveRows(rows, announcing: changes)
+        let result = try context.saveRows(rows, announcing: changes)
+        cache.keep(identity.lazy.compactMap { key, index in
+            drafts[index].isShared ? savedRow(drafts[index], result).map { (key, $0) } : nil
+        }, after: result.changeTokenAfter)
         return counts
+    }
+
+    /// A draft's row as the save left it in the store (as a fetch would read it), or `nil` when
+    /// the save's result does not say (then the row is not kept).
+    private func savedRow(_ draft: Draft, _ result: SaveResult) -> RowSnapshot? {
+        var toOne = draft.stored?.toOne ?? Dictionary(uniqueKeysWithValues: draft.mapping.toOnePositions.map { ($0, Link.empty) })
+        for (position, link) in draft.toOne {
+            guard case .object(let target) = link, target.isTemporary else {
+                toOne[position] = link
+                continue
+            }
+            guard let saved = result.permanentIDs[target] else { return nil }
+            toOne[position] = .object(saved)
+        }
+        if let stored = draft.stored {
+            if draft.isUnchanged { return stored }
+            guard let version = result.versions[draft.id] else { return nil }
+            return RowSnapshot(objectID: draft.id, version: version, values: draft.values, toOne: toOne)
+        }
+        guard let id = result.permanentIDs[draft.id] else { return nil }
+        return RowSnapshot(objectID: id, version: result.versions[id] ?? 1, values: draft.values, toOne: toOne)
     }
 }

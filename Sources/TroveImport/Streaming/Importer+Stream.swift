@@ -70,6 +70,7 @@ extension Importer {
         var report = ImportReport()
         report.resumedAt = resumedAt
         var seen: Set<UniqueKey> = []
+        var cache = RowCache()
         var recordsBefore = resumedAt?.records ?? 0
         var wroteCheckpoint = false
         let clock = ContinuousClock()
@@ -103,7 +104,7 @@ extension Importer {
                     batch.metadata.updateValue(nil, forKey: key)
                 }
             }
-            try batch.run(seen: &seen, into: &report)
+            try batch.run(seen: &seen, cache: &cache, into: &report)
             recordsBefore += chunk.records.count
             if resettingContext { context.reset() }
             if let progress {
