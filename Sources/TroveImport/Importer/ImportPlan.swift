@@ -8,13 +8,14 @@ final class ImportNode {
     let path: String
     /// The record this object was read from.
     let source: RecordSource
-    var values: [(index: Int, value: AttributeValue)] = []
-    var coercions: [CoercionKind] = []
-    var key: UniqueKey?
-    var toOne: [(index: Int, target: ImportTarget?)] = []
-    var toMany: [(index: Int, targets: [ImportTarget])] = []
-    var handled: [(handler: ImportHooks.KeyHandler, value: JSONValue)] = []
-    var unknownKeys: [String] = []
+    // Filled by the thread that reads the record, then only read: no run-time exclusivity checks.
+    @exclusivity(unchecked) var values: [(index: Int, value: AttributeValue)] = []
+    @exclusivity(unchecked) var coercions: [CoercionKind] = []
+    @exclusivity(unchecked) var key: UniqueKey?
+    @exclusivity(unchecked) var toOne: [(index: Int, target: ImportTarget?)] = []
+    @exclusivity(unchecked) var toMany: [(index: Int, targets: [ImportTarget])] = []
+    @exclusivity(unchecked) var handled: [(handler: ImportHooks.KeyHandler, value: JSONValue)] = []
+    @exclusivity(unchecked) var unknownKeys: [String] = []
 
     init(mapping: EntityMapping, path: String, source: RecordSource) {
         self.mapping = mapping

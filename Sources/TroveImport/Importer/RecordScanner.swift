@@ -12,7 +12,9 @@ import TroveModel
 /// and that have no before-record hook or key handler (both need the whole record first);
 /// records of other entities are parsed whole and handed to the ``ImportParser``. Keeps
 /// per-entity key tables that learn the order records list their keys in, so a key is
-/// usually matched by one comparison: one scanner per thread.
+/// usually matched by one comparison: one scanner per thread. (Only that thread touches the
+/// scanner's state, and matching keys is an import's hottest loop: its properties skip the
+/// run-time exclusivity checks, which cost a tenth of the reading.)
 final class RecordScanner {
     /// The keys one entity reads, and those seen that it does not.
     private final class KeyTable {
@@ -30,15 +32,15 @@ final class RecordScanner {
         let toOne: [EntityMapping.RelationshipMapping?]
         /// Per relationship position: the destination's table, once asked for (`.some(nil)`:
         /// the destination is read through the parser).
-        var destinations: [KeyTable??]
-        private(set) var entries: [Entry] = []
+        @exclusivity(unchecked) var destinations: [KeyTable??]
+        @exclusivity(unchecked) private(set) var entries: [Entry] = []
         /// The entry that followed each entry in the last record (`entries.count`: none yet);
         /// the last element is the one that came first.
-        private var successor: [Int] = []
+        @exclusivity(unchecked) private var successor: [Int] = []
         /// Unknown keys are remembered up to this many, so that a record of random keys cannot
         /// grow the table without end.
         private static let unknownLimit = 64
-        private var unknownCount = 0
+        @exclusivity(unchecked) private var unknownCount = 0
 
         /// `nil` when some attribute or relationship reads a key path.
         init?(_ mapping: EntityMapping) {
@@ -96,11 +98,11 @@ final class RecordScanner {
 
     let parser: ImportParser
     /// By entity name; `nil` for an entity read through the ``ImportParser``.
-    private var tables: [String: KeyTable?] = [:]
+    @exclusivity(unchecked) private var tables: [String: KeyTable?] = [:]
     /// The table asked for last, by entity name: records of one entity follow each other.
-    private var lastTable: (entity: String, table: KeyTable?)?
+    @exclusivity(unchecked) private var lastTable: (entity: String, table: KeyTable?)?
     /// Per nesting depth, per object: the value found for each slot, and the rank of its key.
-    private var found: [[(value: ImportParser.Found, rank: Int)?]] = []
+    @exclusivity(unchecked) private var found: [[(value: ImportParser.Found, rank: Int)?]] = []
 
     init(parser: ImportParser) {
         self.parser = parser
