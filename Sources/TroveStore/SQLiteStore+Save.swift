@@ -52,16 +52,65 @@ struct InsertPlan: Sendable {
     }
 }
 
-/// The columns an UPDATE sets: updates of the same shape run the same statement.
+/// What an update changes: its entity, attributes and links. Updates of one shape run the
+/// same statement.
 private struct UpdateShape: Hashable {
-    let table: String
-    let attributes: [String]
-    let foreignKeys: [String]
+    let entity: String
+    /// Attribute positions, in order.
+    let attributes: [Int]
+    /// The positions of the to-one and to-many links it changes, in its order.
+    let toOne: [Int]
+    let toMany: [Int]
 
-    /// Sets the columns and bumps `_version`, for the row of a `_pk` at an expected `_version`.
-    var sql: String {
-        let assignments = (attributes + foreignKeys).map { "\(quoted($0)) = ?" } + ["\"_version\" = \"_version\" + 1"]
-        return "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+    init(_ update: ChangeSet.Update) {
+        entity = update.objectID.entityName
+        attributes = update.changes.keys.sorted()
+        var toOne: [Int] = []
+        var toMany: [Int] = []
+        for change in update.relationships {
+            switch change {
+            case .toOne(let index, _): toOne.append(index)
+            case .toMany(let index, _, _, _): toMany.append(index)
+            }
+        }
+        self.toOne = toOne
+        self.toMany = toMany
+    }
+}
+
+/// How to write updates of one shape: the UPDATE of the columns it sets and bumps `_version`
+/// (for the row of a `_pk` at an expected `_version`), or none when the row holds nothing it
+/// changes (its links live in other rows: join tables, the other side's foreign key).
+private struct UpdatePlan {
+    let table: String
+    let sql: String?
+    /// The to-one links kept in the row's own foreign-key columns, whose keys the statement binds.
+    let foreignKeys: Set<Int>
+
+    init(_ shape: UpdateShape, schema: StoreSchema) throws {
+        let layout = try schema.layout(of: shape.entity)
+        let entity = layout.entity
+        table = layout.table
+        var columns = shape.attributes.map { entity.attributes[$0].name }
+        var foreignKeys: Set<Int> = []
+        for index in shape.toOne {
+            if case .foreignKey(let column) = try schema.storage(of: entity.relationships[index].name, in: entity) {
+                columns.append(column)
+                foreignKeys.insert(index)
+            }
+        }
+        self.foreignKeys = foreignKeys
+        // A to-many change this side keeps in a join table writes join rows: the row itself is
+        // written too, so that its version moves.
+        let keepsJoinRows = try shape.toMany.contains { index in
+            if case .joinTable(_, true) = try schema.storage(of: entity.relationships[index].name, in: entity) { true } else { false }
+        }
+        guard !columns.isEmpty || keepsJoinRows else {
+            sql = nil
+            return
+        }
+        let assignments = columns.map { "\(quoted($0)) = ?" } + ["\"_version\" = \"_version\" + 1"]
+        sql = "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
     }
 }
 
@@ -100,25 +149,24 @@ private struct SaveWriter {
                 conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table))
             }
         }
-        // Updates that set the same columns of the same table share their SQL, built once.
-        var updateSQL: [UpdateShape: String] = [:]
+        // Updates of one shape (entity, attributes, links) share their plan, made once.
+        var plans: [UpdateShape: UpdatePlan] = [:]
         for update in changes.updates {
-            let layout = try store.schema.layout(of: update.objectID.entityName)
-            let positions = update.changes.keys.sorted()
-            var values = positions.map { update.changes[$0] ?? .null }
-            let links = try foreignKeys(update.relationships, of: layout.entity)
-            values += links.map(\.1)
-            if values.isEmpty, try !keepsJoinRows(update.relationships, of: layout.entity) {
+            let shape = UpdateShape(update)
+            let plan = try plans[shape] ?? UpdatePlan(shape, schema: store.schema)
+            plans[shape] = plan
+            guard let sql = plan.sql else {
                 // Nothing this row holds changed (the links live in other rows): no write.
                 versions[update.objectID] = update.expectedVersion
                 continue
             }
-            let shape = UpdateShape(table: layout.table, attributes: positions.map { layout.entity.attributes[$0].name }, foreignKeys: links.map(\.0))
-            let sql = updateSQL[shape] ?? shape.sql
-            updateSQL[shape] = sql
+            var values = shape.attributes.map { update.changes[$0] ?? .null }
+            for case .toOne(let index, let link) in update.relationships where plan.foreignKeys.contains(index) {
+                values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
+            }
             values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
             if try execute(sql, values, for: update.objectID) == 0 {
-                conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: layout.table))
+                conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: plan.table))
             } else {
                 versions[update.objectID] = update.expectedVersion + 1
             }
@@ -186,25 +234,6 @@ private struct SaveWriter {
     }
 
     // MARK: Relationships
-
-    /// The foreign-key columns among `changes`, with the keys they now hold.
-    private func foreignKeys(_ changes: [RelationshipChange], of entity: Entity) throws -> [(String, AttributeValue)] {
-        var columns: [(String, AttributeValue)] = []
-        for case .toOne(let index, let link) in changes {
-            guard case .foreignKey(let column) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
-            columns.append((column, try link.objectID.map { .integer(try key(of: $0)) } ?? .null))
-        }
-        return columns
-    }
-
-    /// Whether any of `changes` is kept in a join table owned by this side.
-    private func keepsJoinRows(_ changes: [RelationshipChange], of entity: Entity) throws -> Bool {
-        guard !changes.isEmpty else { return false }
-        for case .toMany(let index, _, _, _) in changes {
-            if case .joinTable(_, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) { return true }
-        }
-        return false
-    }
 
     /// Writes the join-table rows of the relationships this side keeps.
     private func writeJoinRows(_ changes: [RelationshipChange], of id: ObjectID) throws {

@@ -242,14 +242,15 @@ struct RowApplication {
                 values[position] = draft.values[position]
                 keys.insert(mapping.attributeNames[position])
             }
-            let changedLinks = draft.toOne.filter { stored.toOne[$0.key] != $0.value }
+            var changedLinks: [(position: Int, link: Link)] = []
+            for (position, link) in draft.toOne where stored.toOne[position] != link { changedLinks.append((position, link)) }
             guard !values.isEmpty || !changedLinks.isEmpty else {
                 // Counted when a record described it, not when one only referred to it.
                 if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
                 continue
             }
             var links: [RelationshipChange] = []
-            for (position, link) in changedLinks.sorted(by: { $0.key < $1.key }) {
+            for (position, link) in changedLinks.sorted(by: { $0.position < $1.position }) {
                 links.append(.toOne(position, link))
                 keys.insert(mapping.relationshipNames[position])
                 relink(stored.toOne[position], position, of: mapping)
