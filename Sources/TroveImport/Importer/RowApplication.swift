@@ -236,9 +236,10 @@ struct RowApplication {
                 continue
             }
             // What differs from the stored row, and the names of what differs.
-            var values: [Int: AttributeValue] = [:]
-            var keys: Set<String> = []
-            for position in draft.values.indices where draft.values[position] != stored.values[position] {
+            let changed = draft.values.indices.filter { draft.values[$0] != stored.values[$0] }
+            var values = [Int: AttributeValue](minimumCapacity: changed.count)
+            var keys = Set<String>(minimumCapacity: changed.count + draft.toOne.count)
+            for position in changed {
                 values[position] = draft.values[position]
                 keys.insert(mapping.attributeNames[position])
             }
