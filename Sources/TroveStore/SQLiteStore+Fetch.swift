@@ -7,17 +7,21 @@ struct ReadPlan: Sendable {
     /// How one entity's values sit in a selected row.
     struct EntityColumns: Sendable {
         let entity: Entity
-        /// Per attribute, its column's index in the selection.
-        let attributes: [Int32]
+        /// An ID of the entity, whose `saved(as:)` makes a row's ID without copying the entity.
+        let idPrototype: ObjectID
+        /// Per attribute, its type and its column's index in the selection.
+        let attributes: [(type: AttributeType, column: Int32)]
         /// Per to-one relationship kept in the row: its position, its column's index in the
-        /// selection, and the destination entity.
-        let foreignKeys: [(relationship: Int, column: Int32, destination: Entity)]
+        /// selection, and an ID of the destination entity (a prototype, as `idPrototype`).
+        let foreignKeys: [(relationship: Int, column: Int32, destination: ObjectID)]
     }
 
     let table: StoreSchema.Table
     /// The selected column names: `_pk`, `_version`, [`_entity`], attributes, foreign keys.
     let columns: [String]
     let entities: [String: EntityColumns]
+    /// The one entity of a table without a hierarchy: its rows need no lookup by name.
+    private let only: EntityColumns?
     /// The selection for the aliases queries use most, built once.
     private let selections: [String: String]
 
@@ -32,16 +36,19 @@ struct ReadPlan: Sendable {
         var entities: [String: EntityColumns] = [:]
         for layout in schema.layouts.values where layout.table == table.name {
             let entity = layout.entity
-            var foreignKeys: [(Int, Int32, Entity)] = []
+            var foreignKeys: [(Int, Int32, ObjectID)] = []
             for (index, relationship) in entity.relationships.enumerated() {
                 guard case .foreignKey(let column)? = schema.relationshipStorage["\(entity.name).\(relationship.name)"],
                       let at = position[column], let destination = model.entity(named: relationship.destination) else { continue }
-                foreignKeys.append((index, at, destination))
+                foreignKeys.append((index, at, ObjectID(entity: destination, primaryKey: 0)))
             }
             entities[entity.name] = EntityColumns(
-                entity: entity, attributes: entity.attributes.compactMap { position[$0.name] }, foreignKeys: foreignKeys)
+                entity: entity, idPrototype: ObjectID(entity: entity, primaryKey: 0),
+                attributes: entity.attributes.compactMap { attribute in position[attribute.name].map { (attribute.type, $0) } },
+                foreignKeys: foreignKeys)
         }
         self.entities = entities
+        only = entities.count == 1 ? entities.values.first : nil
         self.selections = Dictionary(uniqueKeysWithValues: ["t", "d"].map { alias in
             (alias, columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", "))
         })
@@ -58,29 +65,28 @@ struct ReadPlan: Sendable {
         let pk = statement.int64(at: base)
         let version = statement.int64(at: base + 1)
         let entityName = table.hasEntityColumn ? statement.text(at: base + 2) : defaultEntity
-        guard let plan = entities[entityName] else {
+        guard let plan = table.hasEntityColumn ? entities[entityName] : only ?? entities[entityName] else {
             throw StoreError(.corruptValue,
                 "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
         }
         var values: [AttributeValue] = []
         values.reserveCapacity(plan.attributes.count)
-        for (attribute, column) in zip(plan.entity.attributes, plan.attributes) {
+        for (position, (type, column)) in plan.attributes.enumerated() {
             let index = base + column
-            guard let value = ValueCoding.read(statement.handle, column: index, as: attribute.type) else {
+            guard let value = ValueCoding.read(statement.handle, column: index, as: type) else {
                 throw StoreError(.corruptValue, """
-                    \(entityName)/\(pk): column \(attribute.name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
-                    which is not a valid \(attribute.type.rawValue); the store was changed outside Trove — fix or clear that value with sqlite3
+                    \(entityName)/\(pk): column \(plan.entity.attributes[position].name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
+                    which is not a valid \(type.rawValue); the store was changed outside Trove — fix or clear that value with sqlite3
                     """)
             }
             values.append(value)
         }
-        var toOne: [Int: Link] = [:]
+        var toOne = [Int: Link](minimumCapacity: plan.foreignKeys.count)
         for (relationship, column, destination) in plan.foreignKeys {
             toOne[relationship] = statement.isNull(at: base + column)
-                ? .empty : .object(ObjectID(entity: destination, primaryKey: statement.int64(at: base + column)))
+                ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
         }
-        return RowSnapshot(objectID: ObjectID(entity: plan.entity, primaryKey: pk), version: version,
-                           values: values, toOne: toOne)
+        return RowSnapshot(objectID: plan.idPrototype.saved(as: pk), version: version, values: values, toOne: toOne)
     }
 }
 
