@@ -9,8 +9,10 @@ import TroveStore
 /// written since: each batch first compares the store's change token with the one that save
 /// returned, and forgets every row when they differ (or when either is unknown).
 struct RowCache {
-    /// At most this many rows are kept; past it the cache starts again empty.
-    static let limit = 50_000
+    /// At most this many rows are kept (a few MiB): rows met once the cache is full are not
+    /// kept, those kept are still brought up to date. An import's memory stays flat: a million
+    /// records of 50,000 owners keep 10,000 of them.
+    static let limit = 10_000
 
     private var rows: [UniqueKey: RowSnapshot] = [:]
     /// The store's token just after the save that left `rows`.
@@ -36,8 +38,7 @@ struct RowCache {
             return
         }
         self.token = token
-        for (key, row) in saved {
-            if rows.count >= Self.limit { rows.removeAll(keepingCapacity: true) }
+        for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
             rows[key] = row
         }
     }
