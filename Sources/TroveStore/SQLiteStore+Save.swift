@@ -26,7 +26,14 @@ extension SQLiteStore {
 /// The INSERT of one entity's rows, built once: `_pk`, [`_entity`], every attribute, then the
 /// foreign keys of its to-one relationships kept in the row.
 struct InsertPlan: Sendable {
+    /// The INSERT of one row, and of `rowsPerStatement` rows (a long run of inserts is written
+    /// that many rows a statement: each statement's own work — its start, its end, the
+    /// AUTOINCREMENT sequence's read and write — is then shared by them all).
     let sql: String
+    let manyRowsSQL: String
+    let rowsPerStatement: Int
+    /// The parameters of one row.
+    let columnCount: Int
     let hasEntityColumn: Bool
     /// The number of attributes, whose values follow `_pk` [and `_entity`].
     let attributeCount: Int
@@ -44,8 +51,13 @@ struct InsertPlan: Sendable {
                 foreignKeys.append(index)
             }
         }
-        let marks = placeholders(columns.count)
-        sql = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES (\(marks))"
+        let head = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES "
+        let row = "(\(placeholders(columns.count)))"
+        sql = head + row
+        // 64 rows (measured: more gain nothing), well under SQLite's limit of parameters.
+        rowsPerStatement = max(1, min(64, 30_000 / columns.count))
+        manyRowsSQL = head + String(repeating: row + ", ", count: rowsPerStatement - 1) + row
+        columnCount = columns.count
         hasEntityColumn = layout.hasEntityColumn
         attributeCount = layout.entity.attributes.count
         self.foreignKeys = foreignKeys
@@ -173,16 +185,15 @@ private struct SaveWriter {
         }
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
-        // Inserts come in runs of one entity: its plan and statement are looked up once per run.
-        var current: (entity: String, plan: InsertPlan, statement: SQLiteStatement)?
-        for insert in changes.inserts {
-            let name = insert.objectID.entityName
-            if current?.entity != name {
-                guard let plan = store.insertPlans[name] else { throw StoreError(.unknownEntity, "the model has no entity '\(name)'") }
-                current = (name, plan, try db.cachedStatement(sql: plan.sql).sqliteStatement)
-            }
-            guard let (_, plan, statement) = current else { continue }
-            try namingConstraints(insert.objectID) { try insertRow(insert, plan, statement) }
+        // Inserts come in runs of one entity, written many rows a statement.
+        var start = changes.inserts.startIndex
+        while start < changes.inserts.endIndex {
+            let name = changes.inserts[start].objectID.entityName
+            var end = start + 1
+            while end < changes.inserts.endIndex, changes.inserts[end].objectID.entityName == name { end += 1 }
+            guard let plan = store.insertPlans[name] else { throw StoreError(.unknownEntity, "the model has no entity '\(name)'") }
+            try insert(changes.inserts[start..<end], plan)
+            start = end
         }
 
         for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
@@ -192,45 +203,81 @@ private struct SaveWriter {
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
     }
 
-    /// Inserts one row with the entity's prepared INSERT: `_pk`, [`_entity`], the values, then
-    /// the foreign keys.
-    private mutating func insertRow(_ insert: ChangeSet.Insert, _ plan: InsertPlan, _ statement: SQLiteStatement) throws {
-        guard let permanent = permanentIDs[insert.objectID], let pk = permanent.primaryKey ?? insert.objectID.primaryKey else {
-            throw StoreError(.constraintViolation, "saving \(insert.objectID): no primary key was taken for it")
-        }
-        guard insert.values.count == plan.attributeCount else {
-            throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(plan.attributeCount) attributes")
-        }
-        sqlite3_reset(statement)
-        defer { sqlite3_reset(statement) }
-        var code = sqlite3_bind_int64(statement, 1, pk)
-        var index: Int32 = 2
-        if plan.hasEntityColumn {
-            code |= ValueCoding.bindText(insert.objectID.entityName, to: statement, at: index)
-            index += 1
-        }
-        for value in insert.values {
-            code |= ValueCoding.bind(value, to: statement, at: index)
-            index += 1
-        }
-        // Every foreign key is bound: NULL unless the insert links it.
-        for slot in plan.foreignKeys.indices {
-            code |= sqlite3_bind_null(statement, index + Int32(slot))
-        }
-        for case .toOne(let relationship, .object(let target)) in insert.relationships {
-            if let slot = plan.foreignKeys.firstIndex(of: relationship) {
-                code |= sqlite3_bind_int64(statement, index + Int32(slot), try key(of: target))
+    /// Inserts a run of rows of one entity: `rowsPerStatement` rows a statement, the rest one
+    /// by one. A statement that breaks a constraint wrote nothing; its rows are then inserted one
+    /// by one, so that the error names the object at fault.
+    private mutating func insert(_ run: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan) throws {
+        var rest = run
+        if rest.count >= plan.rowsPerStatement {
+            let statement = try db.cachedStatement(sql: plan.manyRowsSQL).sqliteStatement
+            while rest.count >= plan.rowsPerStatement {
+                let rows = rest.prefix(plan.rowsPerStatement)
+                do {
+                    try insertRows(rows, plan, statement, sql: plan.manyRowsSQL)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    try insertOneByOne(rows, plan)
+                }
+                rest = rest.dropFirst(plan.rowsPerStatement)
             }
         }
+        try insertOneByOne(rest, plan)
+    }
+
+    private mutating func insertOneByOne(_ rows: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: plan.sql).sqliteStatement
+        for index in rows.indices {
+            try namingConstraints(rows[index].objectID) { try insertRows(rows[index...index], plan, statement, sql: plan.sql) }
+        }
+    }
+
+    /// Binds `rows` to a prepared INSERT of that many rows (`_pk`, [`_entity`], the values,
+    /// then the foreign keys, for each) and runs it.
+    private mutating func insertRows(_ rows: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan, _ statement: SQLiteStatement, sql: String) throws {
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        var code = SQLITE_OK
+        var index: Int32 = 1
+        var saved: [ObjectID] = []
+        saved.reserveCapacity(rows.count)
+        for insert in rows {
+            guard let permanent = permanentIDs[insert.objectID], let pk = permanent.primaryKey else {
+                throw StoreError(.constraintViolation, "saving \(insert.objectID): no primary key was taken for it")
+            }
+            guard insert.values.count == plan.attributeCount else {
+                throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(plan.attributeCount) attributes")
+            }
+            saved.append(permanent)
+            code |= sqlite3_bind_int64(statement, index, pk)
+            index += 1
+            if plan.hasEntityColumn {
+                code |= ValueCoding.bindText(insert.objectID.entityName, to: statement, at: index)
+                index += 1
+            }
+            for value in insert.values {
+                code |= ValueCoding.bind(value, to: statement, at: index)
+                index += 1
+            }
+            // Every foreign key is bound: NULL unless the insert links it.
+            for slot in plan.foreignKeys.indices {
+                code |= sqlite3_bind_null(statement, index + Int32(slot))
+            }
+            for case .toOne(let relationship, .object(let target)) in insert.relationships {
+                if let slot = plan.foreignKeys.firstIndex(of: relationship) {
+                    code |= sqlite3_bind_int64(statement, index + Int32(slot), try key(of: target))
+                }
+            }
+            index += Int32(plan.foreignKeys.count)
+        }
         guard code == SQLITE_OK else {
-            throw StoreError(.constraintViolation, "saving \(insert.objectID): a value could not be bound (\(String(cString: sqlite3_errmsg(db.sqliteConnection))))")
+            throw StoreError(.constraintViolation, "saving \(rows.first?.objectID.description ?? "rows"): a value could not be bound (\(String(cString: sqlite3_errmsg(db.sqliteConnection))))")
         }
         let result = sqlite3_step(statement)
         guard result == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                                message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: plan.sql)
+                                message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
         }
-        versions[permanent] = 1
+        for permanent in saved { versions[permanent] = 1 }
     }
 
     // MARK: Relationships

@@ -76,10 +76,10 @@ import TroveTesting
             self.recorder = recorder
         }
 
-        /// Imports `json` three records a batch; with `asObjects`, through an after-record hook
-        /// that does nothing but makes the importer use objects.
-        func run(_ json: String, asObjects: Bool) throws -> ImportReport {
-            var options = ImportOptions(batchSize: 3)
+        /// Imports `json` three records a batch (or `batchSize`); with `asObjects`, through an
+        /// after-record hook that does nothing but makes the importer use objects.
+        func run(_ json: String, asObjects: Bool, batchSize: Int = 3) throws -> ImportReport {
+            var options = ImportOptions(batchSize: batchSize)
             if asObjects { options.hooks.afterRecord(of: "Photo") { _, _ in } }
             return try Importer(context: context, options: options).importJSON(Data(json.utf8), into: "Photo")
         }
@@ -136,6 +136,22 @@ import TroveTesting
             #""cy" nil nil photos=1"#,
             #""dan" "Dan" nil photos=1"#,
         ])
+    }
+
+    @Test func longBatchesWriteManyRowsAStatementWithTheirLinks() throws {
+        let rows = try Store(dir.file("rows.trove"))
+        let objects = try Store(dir.file("objects.trove"))
+        // 300 photos of 7 owners in one batch: inserts run many rows a statement.
+        let payload = "[" + (1...300).map { n in
+            #"{"id": \#(n), "title": "t\#(n)", "views": \#(n * 3), "owner": {"id": "o\#(n % 7)", "name": "Owner \#(n % 7)"}}"#
+        }.joined(separator: ", ") + "]"
+        var byRows = try rows.run(payload, asObjects: false, batchSize: 1000)
+        let byObjects = try objects.run(payload, asObjects: true, batchSize: 1000)
+        byRows.appliedAsObjects = byObjects.appliedAsObjects
+        #expect(byRows == byObjects)
+        #expect(byRows.entities["Photo"]?.inserted == 300 && byRows.entities["Owner"]?.inserted == 7)
+        #expect(try rows.contents() == objects.contents())
+        #expect(try rows.contents().contains(#"299 "t299" 897 nil nil nil owner="o5""#))
     }
 
     @Test func rowsRecordsShareAreReadOnceThenKeptFromBatchToBatch() throws {

@@ -50,6 +50,30 @@ import TroveTesting
         #expect(try store.fetchBeforeWriting(photo, attributes: ["id"], keys: []).isEmpty)
     }
 
+    @Test func longRunsOfInsertsLandWholeAndAConstraintInTheMiddleNamesItsObject() throws {
+        let photo = try #require(store.model.entity(named: "Photo"))
+        // 150 rows: two statements of many rows, then the rest one by one.
+        let inserts = (0..<150).map { n in
+            ChangeSet.Insert(objectID: .temporary(entity: photo), values: [.string("p\(n)"), .string("t\(n)"), .null, .integer(Int64(n))])
+        }
+        let result = try store.save(ChangeSet(inserts: inserts))
+        let ids = inserts.compactMap { result.permanentIDs[$0.objectID] }
+        #expect(ids.count == 150)
+        let rows = Dictionary(uniqueKeysWithValues: try store.rows(for: ids).map { ($0.objectID, $0) })
+        for (n, id) in ids.enumerated() {
+            #expect(rows[id]?.values == [.string("p\(n)"), .string("t\(n)"), .null, .integer(Int64(n))], "row \(n)")
+            #expect(rows[id]?.version == 1)
+        }
+
+        // The 100th of 150 new rows repeats a stored key: the error names it, nothing is written.
+        let more = (0..<150).map { n in
+            ChangeSet.Insert(objectID: .temporary(entity: photo), values: [.string(n == 99 ? "p7" : "q\(n)"), nil, nil, 0])
+        }
+        let error = try #require(throws: StoreError.self) { try store.save(ChangeSet(inserts: more)) }
+        #expect(error.message.contains(more[99].objectID.description))
+        #expect(try store.count(StoreQuery(FetchRequest(entityName: "Photo"), model: store.model)) == 150)
+    }
+
     @Test func updatesOfDifferentColumnsInOneSaveEachWriteTheirOwn() throws {
         let (a, b, c) = (try insert("a"), try insert("b"), try insert("c"))
         _ = try store.save(ChangeSet(updates: [.init(objectID: a, expectedVersion: 1, changes: [1: "A"]),
