@@ -118,7 +118,10 @@ struct KeyLookup {
             if let at = groups.firstIndex(where: { $0.group.root == key.root && $0.group.attributes == key.attributes }) {
                 groups[at].keys.insert(key)
             } else {
-                groups.append((UniqueKey.Group(root: key.root, attributes: key.attributes), entity(), [key]))
+                // Sized for a key a record: a set that grows rehashes every key it holds.
+                var keys = Set<UniqueKey>(minimumCapacity: plans.count)
+                keys.insert(key)
+                groups.append((UniqueKey.Group(root: key.root, attributes: key.attributes), entity(), keys))
             }
         }
         for plan in plans {
