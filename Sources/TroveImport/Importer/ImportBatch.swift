@@ -224,8 +224,13 @@ struct ParsedRecords {
         init(_ plans: [Plan]) {
             // A batch performs a few kinds of coercion: counted in a short list, not hashed each time.
             var kinds: [(kind: CoercionKind, count: Int)] = []
-            // By mapping (one per entity), named "Entity.key" once per batch, not once per record.
-            var unknown: [ObjectIdentifier: (entity: String, keys: [String: Int])] = [:]
+            // By mapping (one per entity) and key, named "Entity.key" once per batch, not once per record.
+            struct Unknown: Hashable {
+                let mapping: ObjectIdentifier
+                let key: String
+            }
+            var unknown: [Unknown: Int] = [:]
+            var entities: [(mapping: ObjectIdentifier, name: String)] = []
             defer {
                 for (kind, count) in kinds { coercions[kind, default: 0] += count }
             }
@@ -235,13 +240,14 @@ struct ParsedRecords {
                         if let at = kinds.firstIndex(where: { $0.kind == kind }) { kinds[at].count += 1 } else { kinds.append((kind, 1)) }
                     }
                     guard !node.unknownKeys.isEmpty else { continue }
-                    let id = ObjectIdentifier(node.mapping)
-                    if unknown[id] == nil { unknown[id] = (node.mapping.entity.name, [:]) }
-                    for key in node.unknownKeys { unknown[id]?.keys[key, default: 0] += 1 }
+                    let mapping = ObjectIdentifier(node.mapping)
+                    if !entities.contains(where: { $0.mapping == mapping }) { entities.append((mapping, node.mapping.entity.name)) }
+                    for key in node.unknownKeys { unknown[Unknown(mapping: mapping, key: key), default: 0] += 1 }
                 }
             }
-            for (entity, keys) in unknown.values {
-                for (key, count) in keys { unknownKeys["\(entity).\(key)", default: 0] += count }
+            for (found, count) in unknown {
+                guard let entity = entities.first(where: { $0.mapping == found.mapping })?.name else { continue }
+                unknownKeys["\(entity).\(found.key)", default: 0] += count
             }
         }
     }
