@@ -48,6 +48,7 @@ import TroveTesting
         "[\n  {\"id\": 1, \"s\": \"a\\\"]}\\\\\", \"n\": -12.5e+3},\n  {\"id\": 2, \"nested\": {\"x\": [1, [2, {\"y\": \"}\"}]]}}\r\n]\n",
         #"[{"u": "東京 \u00e9 😀 \ud83d\ude00"}, {"e": ""}, {"t": true, "f": false, "z": null}]"#,
         #"[1, -0.5, "text", true, null, [], {}, 12345678901234567890123]"#,
+        #"[{"s": "a long text with \\ and \" and ] and } inside, then \\\" more text\\"}, "a top-level \"string\" \\", "\\\\"]"#,
     ]
 
     @Test(arguments: arrays)

@@ -268,10 +268,12 @@ final class RecordReader {
         var escaped = false
         var scalar = false
         while true {
+            // The bounds are read once: the input's properties are checked on each access.
+            let (start, end) = (input.start, input.end)
             let done = input.buffer.withUnsafeBufferPointer { bytes -> Bool in
-                var i = input.start + length
-                defer { length = i - input.start }
-                while i < input.end {
+                var i = start + length
+                defer { length = i - start }
+                while i < end {
                     let byte = bytes[i]
                     if inString {
                         if escaped {
@@ -281,6 +283,11 @@ final class RecordReader {
                         } else if byte == .quote {
                             inString = false
                             if depth == 0 { i += 1; return true }
+                        } else {
+                            // Most of a record is text: run to its next quote or backslash.
+                            i += 1
+                            while i < end, bytes[i] != .quote, bytes[i] != .backslash { i += 1 }
+                            continue
                         }
                     } else if scalar {
                         if isWhitespace(byte) || byte == .comma || byte == .closeBracket || byte == .closeBrace { return true }
@@ -293,7 +300,7 @@ final class RecordReader {
                             if depth <= 0 { i += 1; return true }
                         case .newline:
                             newlines += 1
-                            afterLastNewline = i + 1 - input.start
+                            afterLastNewline = i + 1 - start
                         default: if depth == 0 { scalar = true }
                         }
                     }
