@@ -30,9 +30,9 @@ struct RawStatement {
         return try body(RawStatement(handle: handle, db: db, sql: sql))
     }
 
-    /// Binds values to the parameters, in order, from parameter `first` (1-based).
-    func bind(_ values: some Sequence<AttributeValue>, from first: Int32 = 1) throws {
-        var index = first
+    /// Binds values to the parameters, in order.
+    func bind(_ values: some Sequence<AttributeValue>) throws {
+        var index: Int32 = 1
         for value in values {
             try check(ValueCoding.bind(value, to: handle, at: index))
             index += 1

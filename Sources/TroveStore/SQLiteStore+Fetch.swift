@@ -124,11 +124,9 @@ extension SQLiteStore {
                         ? "\(columns[0]) IN (\(placeholders(width)))"
                         : "(\(columns.joined(separator: ", "))) IN (VALUES \(String(repeating: tuple + ", ", count: width - 1))\(tuple))"
                     let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
-                    snapshots += try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { statement in
-                        try statement.bind(slice.joined())
-                        if let last = slice.last, width > slice.count {
-                            try statement.bind(repeatElement(last, count: width - slice.count).joined(), from: Int32(slice.count * attributes.count + 1))
-                        }
+                    let padding = repeatElement(slice[slice.endIndex - 1], count: width - slice.count)
+                    snapshots += try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) {
+                        try $0.bind((slice + padding).joined())
                     }
                 }
                 return snapshots

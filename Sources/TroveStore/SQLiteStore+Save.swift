@@ -32,8 +32,6 @@ struct InsertPlan: Sendable {
     let sql: String
     let manyRowsSQL: String
     let rowsPerStatement: Int
-    /// The parameters of one row.
-    let columnCount: Int
     let hasEntityColumn: Bool
     /// The number of attributes, whose values follow `_pk` [and `_entity`].
     let attributeCount: Int
@@ -57,7 +55,6 @@ struct InsertPlan: Sendable {
         // 64 rows (measured: more gain nothing), well under SQLite's limit of parameters.
         rowsPerStatement = max(1, min(64, 30_000 / columns.count))
         manyRowsSQL = head + String(repeating: row + ", ", count: rowsPerStatement - 1) + row
-        columnCount = columns.count
         hasEntityColumn = layout.hasEntityColumn
         attributeCount = layout.entity.attributes.count
         self.foreignKeys = foreignKeys

@@ -231,9 +231,6 @@ struct ParsedRecords {
             }
             var unknown: [Unknown: Int] = [:]
             var entities: [(mapping: ObjectIdentifier, name: String)] = []
-            defer {
-                for (kind, count) in kinds { coercions[kind, default: 0] += count }
-            }
             for plan in plans {
                 for node in plan.nodes {
                     for kind in node.coercions {
@@ -245,6 +242,7 @@ struct ParsedRecords {
                     for key in node.unknownKeys { unknown[Unknown(mapping: mapping, key: key), default: 0] += 1 }
                 }
             }
+            for (kind, count) in kinds { coercions[kind, default: 0] += count }
             for (found, count) in unknown {
                 guard let entity = entities.first(where: { $0.mapping == found.mapping })?.name else { continue }
                 unknownKeys["\(entity).\(found.key)", default: 0] += count

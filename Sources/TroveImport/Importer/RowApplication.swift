@@ -102,19 +102,21 @@ struct RowApplication {
                     missing.append(key.values)
                     continue
                 }
-                identity[key] = drafts.count
-                drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
-                                    stored: row, isStub: false, record: -1))
+                addStored(row, key: key, mapping: mapping)
             }
             let rows = missing.isEmpty ? [] : try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
                                                                     keys: missing)
             for row in rows {
-                let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
-                identity[key] = drafts.count
-                drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
-                                    stored: row, isStub: false, record: -1))
+                addStored(row, key: UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] }), mapping: mapping)
             }
         }
+    }
+
+    /// A stored row's copy, for the records to change, found under `key`.
+    private mutating func addStored(_ row: RowSnapshot, key: UniqueKey, mapping: EntityMapping) {
+        identity[key] = drafts.count
+        drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
+                            stored: row, isStub: false, record: -1))
     }
 
     // MARK: Apply
@@ -227,10 +229,8 @@ struct RowApplication {
         for draft in drafts {
             let mapping = draft.mapping
             guard let stored = draft.stored else {
-                // Links in relationship order (a row has one or two: sorted only when it has more).
-                let links: [RelationshipChange] = draft.toOne.count < 2 ? draft.toOne.map { .toOne($0.key, $0.value) }
-                    : draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }
-                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values, relationships: links))
+                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
+                                                     relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
                 for (position, link) in draft.toOne { relink(link, position, of: mapping) }
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
