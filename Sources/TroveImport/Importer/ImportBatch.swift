@@ -31,9 +31,8 @@ struct ImportBatch {
         for rejection in parsed.rejected {
             try reject(rejection)
         }
-        let obstacle = context.rowSaveObstacle ?? RowApplication.unsupportedReason(
-            nodes: parsed.plans.flatMap(\.nodes), references: parsed.plans.flatMap(\.references),
-            context: context, hooks: importer.options.hooks)
+        let obstacle = context.rowSaveObstacle ?? RowApplication.unsupportedReason(parsed.needs, context: context,
+                                                                                    hooks: importer.options.hooks)
         guard let obstacle else { return try runAsRows(seen: &seen, cache: &cache) }
         var report = try runAsObjects(seen: &seen)
         report.appliedAsObjects = obstacle
@@ -258,6 +257,8 @@ struct ParsedRecords {
     private(set) var tally = Tally([])
     /// The find queries of all plans.
     private(set) var lookups: [KeyLookup] = []
+    /// What the plans need to be applied as rows.
+    private(set) var needs: [RowApplication.Need] = []
     /// Records a before-record hook skipped.
     var skipped = 0
     /// Records that could not be read, in input order.
@@ -273,6 +274,7 @@ struct ParsedRecords {
         defer {
             tally = Tally(plans)
             lookups = KeyLookup.lookups(plans)
+            needs = RowApplication.needs(of: plans)
         }
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset

@@ -24,6 +24,8 @@ struct RowApplication {
         /// Whether a nested object or a reference made or named the row: rows such records
         /// share are kept for the next batches (``RowCache``).
         var isShared = false
+        /// Whether the stored row came from the ``RowCache`` (which then holds it already).
+        var isCached = false
 
         /// Whether the row is stored and the batch left its values and links as they are.
         var isUnchanged: Bool {
@@ -45,41 +47,74 @@ struct RowApplication {
 
     // MARK: What rows can do
 
-    /// Why records must be applied as objects instead, or `nil` when rows do: an object
-    /// hook (after-record, key handler, validator) needs the object; to-many links, entity
-    /// hierarchies and relationships not kept as a foreign key in the row need the object
-    /// graph's bookkeeping; a nested object without a unique key updates whatever the owner
-    /// links, which only the object knows.
-    static func unsupportedReason(nodes: [ImportNode], references: [(key: UniqueKey, destination: Entity)],
-                                  context: ObjectContext, hooks: ImportHooks) -> String? {
-        var checked: Set<String> = []
-        func reason(for entity: Entity) -> String? {
-            guard checked.insert(entity.name).inserted else { return nil }
-            if entity.parent != nil || !entity.subentityNames.isEmpty { return "\(entity.name) is in an entity hierarchy" }
-            if hooks.after[entity.name] != nil { return "\(entity.name) has an after-record hook" }
-            if context.hasValidators(for: entity) { return "\(entity.name) has validators" }
-            for relationship in entity.relationships {
-                let inverse = relationship.inverse.flatMap { context.model.entity(named: relationship.destination)?.relationship(named: $0) }
-                if relationship.isToMany {
-                    // Links made from the other side change its count, which objects would check.
-                    if !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil {
-                        return "\(entity.name).\(relationship.name) has a count rule"
-                    }
-                } else if let inverse, !inverse.isToMany || inverse.isOrdered {
-                    return "\(entity.name).\(relationship.name) is not kept in \(entity.name)'s row"
+    /// What some plans ask of the way they are applied, in the order met: each entity they
+    /// write (the first time), and the first thing about a node that only objects can do.
+    /// Found on the thread that reads the plans, so that the importing thread checks a handful.
+    enum Need {
+        case entity(Entity)
+        case objects(reason: String)
+    }
+
+    /// The needs of `plans` (see ``Need``): a to-many value, a key handler, or a nested object
+    /// without a unique key (it updates whatever the owner links, which only the object knows).
+    static func needs(of plans: [ParsedRecords.Plan]) -> [Need] {
+        var needs: [Need] = []
+        var mappings: [ObjectIdentifier] = []
+        var destinations: Set<String> = []
+        for plan in plans {
+            for node in plan.nodes {
+                let mapping = ObjectIdentifier(node.mapping)
+                if !mappings.contains(mapping) {
+                    mappings.append(mapping)
+                    needs.append(.entity(node.mapping.entity))
                 }
+                let name = node.mapping.entity.name
+                let reason = if !node.toMany.isEmpty { "\(name) records set to-many relationships" }
+                    else if !node.handled.isEmpty { "\(name) has key handlers" }
+                    else if node.key == nil && !node.path.isEmpty { "nested \(name) objects have no unique key" }
+                    else { nil as String? }
+                if let reason { return needs + [.objects(reason: reason)] }
             }
-            return nil
         }
-        var seenMappings: Set<ObjectIdentifier> = []
-        for node in nodes {
-            if seenMappings.insert(ObjectIdentifier(node.mapping)).inserted, let reason = reason(for: node.mapping.entity) { return reason }
-            if !node.toMany.isEmpty { return "\(node.mapping.entity.name) records set to-many relationships" }
-            if !node.handled.isEmpty { return "\(node.mapping.entity.name) has key handlers" }
-            if node.key == nil && !node.path.isEmpty { return "nested \(node.mapping.entity.name) objects have no unique key" }
+        for plan in plans {
+            for (_, destination) in plan.references where destinations.insert(destination.name).inserted {
+                needs.append(.entity(destination))
+            }
         }
-        for (_, destination) in references {
-            if let reason = reason(for: destination) { return reason }
+        return needs
+    }
+
+    /// Why records must be applied as objects instead, or `nil` when rows do: a node needs it
+    /// (see ``needs(of:)``), or an entity has an object hook (after-record, validator), is in
+    /// a hierarchy, or has to-many links or relationships not kept as a foreign key in the row,
+    /// which need the object graph's bookkeeping.
+    static func unsupportedReason(_ needs: [Need], context: ObjectContext, hooks: ImportHooks) -> String? {
+        var checked: Set<String> = []
+        for need in needs {
+            switch need {
+            case .objects(let reason): return reason
+            case .entity(let entity):
+                guard checked.insert(entity.name).inserted else { continue }
+                if let reason = reason(for: entity, context: context, hooks: hooks) { return reason }
+            }
+        }
+        return nil
+    }
+
+    private static func reason(for entity: Entity, context: ObjectContext, hooks: ImportHooks) -> String? {
+        if entity.parent != nil || !entity.subentityNames.isEmpty { return "\(entity.name) is in an entity hierarchy" }
+        if hooks.after[entity.name] != nil { return "\(entity.name) has an after-record hook" }
+        if context.hasValidators(for: entity) { return "\(entity.name) has validators" }
+        for relationship in entity.relationships {
+            let inverse = relationship.inverse.flatMap { context.model.entity(named: relationship.destination)?.relationship(named: $0) }
+            if relationship.isToMany {
+                // Links made from the other side change its count, which objects would check.
+                if !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil {
+                    return "\(entity.name).\(relationship.name) has a count rule"
+                }
+            } else if let inverse, !inverse.isToMany || inverse.isOrdered {
+                return "\(entity.name).\(relationship.name) is not kept in \(entity.name)'s row"
+            }
         }
         return nil
     }
@@ -102,21 +137,21 @@ struct RowApplication {
                     missing.append(key.values)
                     continue
                 }
-                addStored(row, key: key, mapping: mapping)
+                addStored(row, key: key, mapping: mapping, cached: true)
             }
             let rows = missing.isEmpty ? [] : try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
                                                                     keys: missing)
             for row in rows {
-                addStored(row, key: UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] }), mapping: mapping)
+                addStored(row, key: UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] }), mapping: mapping, cached: false)
             }
         }
     }
 
     /// A stored row's copy, for the records to change, found under `key`.
-    private mutating func addStored(_ row: RowSnapshot, key: UniqueKey, mapping: EntityMapping) {
+    private mutating func addStored(_ row: RowSnapshot, key: UniqueKey, mapping: EntityMapping, cached: Bool) {
         identity[key] = drafts.count
         drafts.append(Draft(id: row.objectID, mapping: mapping, values: row.values, toOne: row.toOne,
-                            stored: row, isStub: false, record: -1))
+                            stored: row, isStub: false, record: -1, isCached: cached))
     }
 
     // MARK: Apply
@@ -269,8 +304,10 @@ struct RowApplication {
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (name, tally) in tallies.values { counts[name, default: .init()].add(tally) }
         let result = try context.saveRows(rows, announcing: changes)
+        // A row from the cache that the batch left as it was is there already.
         cache.keep(identity.lazy.compactMap { key, index in
-            drafts[index].isShared ? savedRow(drafts[index], result).map { (key, $0) } : nil
+            let draft = drafts[index]
+            return draft.isShared && !(draft.isCached && draft.isUnchanged) ? savedRow(draft, result).map { (key, $0) } : nil
         }, after: result.changeTokenAfter)
         return counts
     }
