@@ -182,15 +182,19 @@ private struct SaveWriter {
         }
         guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
 
-        // Inserts come in runs of one entity, written many rows a statement.
-        var start = changes.inserts.startIndex
-        while start < changes.inserts.endIndex {
-            let name = changes.inserts[start].objectID.entityName
-            var end = start + 1
-            while end < changes.inserts.endIndex, changes.inserts[end].objectID.entityName == name { end += 1 }
-            guard let plan = store.insertPlans[name] else { throw StoreError(.unknownEntity, "the model has no entity '\(name)'") }
-            try insert(changes.inserts[start..<end], plan)
-            start = end
+        // Inserts are written entity by entity (in their order within each, so keys are taken
+        // in that order), many rows a statement: the foreign keys between them are checked at
+        // commit. A save of one entity needs no grouping.
+        let first = changes.inserts.first?.objectID.entityName
+        if changes.inserts.allSatisfy({ $0.objectID.entityName == first }) {
+            if let first { try insert(changes.inserts[...], first) }
+        } else {
+            var runs: [(name: String, rows: [ChangeSet.Insert])] = []
+            for row in changes.inserts {
+                let name = row.objectID.entityName
+                if let at = runs.firstIndex(where: { $0.name == name }) { runs[at].rows.append(row) } else { runs.append((name, [row])) }
+            }
+            for run in runs { try insert(run.rows[...], run.name) }
         }
 
         for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
@@ -200,10 +204,11 @@ private struct SaveWriter {
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
     }
 
-    /// Inserts a run of rows of one entity: `rowsPerStatement` rows a statement, the rest one
+    /// Inserts rows of one entity: `rowsPerStatement` rows a statement, the rest one
     /// by one. A statement that breaks a constraint wrote nothing; its rows are then inserted one
     /// by one, so that the error names the object at fault.
-    private mutating func insert(_ run: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan) throws {
+    private mutating func insert(_ run: ArraySlice<ChangeSet.Insert>, _ entityName: String) throws {
+        guard let plan = store.insertPlans[entityName] else { throw StoreError(.unknownEntity, "the model has no entity '\(entityName)'") }
         var rest = run
         if rest.count >= plan.rowsPerStatement {
             let statement = try db.cachedStatement(sql: plan.manyRowsSQL).sqliteStatement

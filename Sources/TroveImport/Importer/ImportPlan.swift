@@ -80,6 +80,16 @@ struct UniqueKey: Hashable {
     /// The attributes' positions.
     let attributes: [Int]
     let values: [AttributeValue]
+    /// The values' hash, computed once: a key is made on the thread that reads records and
+    /// looked up several times on the one that writes them.
+    private let valuesHash: Int
+
+    init(root: String, attributes: [Int], values: [AttributeValue]) {
+        self.root = root
+        self.attributes = attributes
+        self.values = values
+        valuesHash = values.hashValue
+    }
 
     /// Keys of one constraint of one hierarchy: looked up together, in one query.
     struct Group: Hashable, Comparable {
@@ -91,10 +101,13 @@ struct UniqueKey: Hashable {
         }
     }
 
-    // Hashing the values alone is enough to spread keys (the root and attributes are mostly
-    // the same ones) and costs a fraction of hashing all three.
+    static func == (a: UniqueKey, b: UniqueKey) -> Bool {
+        a.valuesHash == b.valuesHash && a.values == b.values && a.attributes == b.attributes && a.root == b.root
+    }
+
+    // The values alone are enough to spread keys (the root and attributes are mostly the same ones).
     func hash(into hasher: inout Hasher) {
-        hasher.combine(values)
+        hasher.combine(valuesHash)
     }
 }
 
