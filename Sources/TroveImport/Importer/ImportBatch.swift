@@ -12,6 +12,9 @@ struct ImportBatch {
     /// Store metadata saved in the batch's transaction (a streamed import's checkpoint).
     var metadata: [String: String?] = [:]
     private var rejected: [Int: RejectedRecord] = [:]
+    /// The rows the batch applied and saved, kept after its run so that the caller can free
+    /// them on a thread with time to spare (``ReadAhead/recycle(_:)``).
+    private(set) var appliedRows: RowApplication?
 
     /// A batch of records read already (perhaps on another thread).
     init(importer: Importer, entity: Entity, parsed: ParsedRecords) {
@@ -68,6 +71,7 @@ struct ImportBatch {
             }
             do {
                 let counts = try rows.save(metadata: metadata, cache: &cache)
+                appliedRows = rows
                 return report(accepted, counts: counts, seen: &seen)
             } catch is ConflictError where conflicts < 2 {
                 // Another writer changed a row between the find and the save: read them again.

@@ -78,7 +78,7 @@ public final class Importer {
         while let parsed = batches.next() {
             var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
             try batch.run(seen: &seen, cache: &cache, into: &report)
-            batches.recycle(parsed)
+            batches.recycle(batch)
         }
         if let scope = options.syncScope {
             try sync(entity, scope: scope, seen: seen, report: &report)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Items made on a thread of their own, at most `depth` ahead of the one consumer, so that
 /// making the next item overlaps with using this one (an import parses the next chunk while
-/// SQLite writes this one). Items the consumer is done with go back to that thread to be freed.
+/// SQLite writes this one). Items the consumer is done with, and what it made of them, go back
+/// to that thread to be freed.
 ///
 /// `@unchecked`: items are handed over — made on the producing thread, then used only by the
 /// consumer, then only by the producing thread again — never shared.
@@ -12,8 +13,8 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private var queue: [Item] = []
     private var finished = false
     private var stopped = false
-    /// Items the consumer is done with, to be freed on the producing thread.
-    private var spent: [Item] = []
+    /// What the consumer is done with, to be freed on the producing thread.
+    private var spent: [Any] = []
     private let depth: Int
 
     /// Starts `produce` on a new thread named `name`. It calls its argument with each item in
@@ -45,11 +46,13 @@ final class ReadAhead<Item>: @unchecked Sendable {
         return item
     }
 
-    /// Hands back an item the consumer is done with, so that the producing thread, not the
-    /// consumer's, spends the time freeing it. The caller must not use it again.
-    func recycle(_ item: Item) {
+    /// Hands back what the consumer is done with — an item, and what it made of it — so that
+    /// the producing thread, not the consumer's, spends the time freeing it. The caller must not
+    /// use it again, and must not hand over the last reference to an object whose `deinit`
+    /// needs the consumer's thread.
+    func recycle(_ garbage: Any) {
         condition.lock()
-        spent.append(item)
+        spent.append(garbage)
         condition.unlock()
     }
 
