@@ -141,7 +141,9 @@ private struct SaveWriter {
     }
 
     mutating func write(_ changes: ChangeSet) throws -> SaveResult {
-        var nextKeys: [String: Int64] = [:]
+        // A save writes a few tables: their next keys are found by a linear search, cheaper
+        // than hashing a table's name for every insert.
+        var nextKeys: [(table: String, key: Int64)] = []
         permanentIDs.reserveCapacity(changes.inserts.count)
         versions.reserveCapacity(changes.inserts.count + changes.updates.count)
         for insert in changes.inserts {
@@ -344,17 +346,16 @@ private struct SaveWriter {
 
     /// The next primary key of a table. Keys are never reused, even after deletes: the table's
     /// AUTOINCREMENT sequence, which SQLite advances past every key inserted, is the source.
-    private func nextKey(for table: String, cache: inout [String: Int64]) throws -> Int64 {
-        let next: Int64
-        if let cached = cache[table] {
-            next = cached
-        } else {
-            next = try RawStatement.with(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?") { statement in
-                try statement.bind(table, at: 1)
-                return try statement.step() ? statement.int64(at: 0) : 0
-            } + 1
+    private func nextKey(for table: String, cache: inout [(table: String, key: Int64)]) throws -> Int64 {
+        if let at = cache.firstIndex(where: { $0.table == table }) {
+            defer { cache[at].key += 1 }
+            return cache[at].key
         }
-        cache[table] = next + 1
+        let next = try RawStatement.with(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?") { statement in
+            try statement.bind(table, at: 1)
+            return try statement.step() ? statement.int64(at: 0) : 0
+        } + 1
+        cache.append((table, next + 1))
         return next
     }
 

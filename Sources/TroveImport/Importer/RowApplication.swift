@@ -245,21 +245,31 @@ struct RowApplication {
         var rows = ChangeSet(metadata: metadata)
         rows.inserts.reserveCapacity(drafts.count)
         var changes = ObjectChanges()
-        // Counted per mapping (one per entity), named at the end.
-        var tallies: [ObjectIdentifier: (name: String, counts: ImportReport.EntityCounts)] = [:]
+        // Counted per mapping (one per entity; a batch has a few: found by a linear search,
+        // cheaper than hashing), named at the end.
+        var tallies: [(mapping: ObjectIdentifier, name: String, counts: ImportReport.EntityCounts)] = []
         func count(_ mapping: EntityMapping, _ add: (inout ImportReport.EntityCounts) -> Void) {
-            add(&tallies[ObjectIdentifier(mapping), default: (mapping.entity.name, .init())].counts)
+            let id = ObjectIdentifier(mapping)
+            if let at = tallies.firstIndex(where: { $0.mapping == id }) {
+                add(&tallies[at].counts)
+            } else {
+                var counts = ImportReport.EntityCounts()
+                add(&counts)
+                tallies.append((id, mapping.entity.name, counts))
+            }
         }
         /// Stored objects on the to-many side of links that changed (their relationship changed
-        /// too), by the relationship of the link: named once per batch, not once per link.
-        struct Side: Hashable {
-            let mapping: ObjectIdentifier
-            let position: Int
-        }
-        var relinked: [Side: (inverse: String, ids: Set<ObjectID>)] = [:]
+        /// too), by the relationship of the link (a batch links through a few: found by a linear
+        /// search), named once per batch, not once per link.
+        var relinked: [(mapping: ObjectIdentifier, position: Int, inverse: String, ids: Set<ObjectID>)] = []
         func relink(_ link: Link?, _ position: Int, of mapping: EntityMapping) {
             guard let id = link?.objectID, id.primaryKey != nil, let inverse = mapping.inverseNames[position] else { return }
-            relinked[Side(mapping: ObjectIdentifier(mapping), position: position), default: (inverse, [])].ids.insert(id)
+            let side = ObjectIdentifier(mapping)
+            if let at = relinked.firstIndex(where: { $0.mapping == side && $0.position == position }) {
+                relinked[at].ids.insert(id)
+            } else {
+                relinked.append((side, position, inverse, [id]))
+            }
         }
         for draft in drafts {
             let mapping = draft.mapping
@@ -297,12 +307,12 @@ struct RowApplication {
             changes.changedKeys[draft.id] = keys
             count(mapping) { $0.updated += 1 }
         }
-        for (inverse, ids) in relinked.values {
+        for (_, _, inverse, ids) in relinked {
             changes.updated.formUnion(ids)
             for id in ids { changes.changedKeys[id, default: []].insert(inverse) }
         }
         var counts: [String: ImportReport.EntityCounts] = [:]
-        for (name, tally) in tallies.values { counts[name, default: .init()].add(tally) }
+        for (_, name, tally) in tallies { counts[name, default: .init()].add(tally) }
         let result = try context.saveRows(rows, announcing: changes)
         // A row from the cache that the batch left as it was is there already.
         cache.keep(identity.lazy.compactMap { key, index in
