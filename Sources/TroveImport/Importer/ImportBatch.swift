@@ -211,6 +211,8 @@ struct ParsedRecords {
             self.index = index
             self.node = node
             var nodes: [ImportNode] = []
+            // Room for the node and its nested objects one level down: most records need no more.
+            nodes.reserveCapacity(1 + node.toOne.count)
             var references: [(key: UniqueKey, destination: Entity)] = []
             node.collect(into: &nodes, references: &references)
             self.nodes = nodes

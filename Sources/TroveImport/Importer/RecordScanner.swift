@@ -103,6 +103,9 @@ final class RecordScanner {
     @exclusivity(unchecked) private var lastTable: (entity: String, table: KeyTable?)?
     /// Per nesting depth, per object: the value found for each slot, and the rank of its key.
     @exclusivity(unchecked) private var found: [[(value: ImportParser.Found, rank: Int)?]] = []
+    /// Per nesting depth, the unknown keys of the object being read (kept, so that reading a
+    /// record allocates none).
+    @exclusivity(unchecked) private var unknown: [[String]] = []
 
     init(parser: ImportParser) {
         self.parser = parser
@@ -132,10 +135,13 @@ final class RecordScanner {
         let mapping = table.mapping
         let attributeCount = mapping.attributes.count
         let slots = attributeCount + mapping.entity.relationships.count
-        while found.count <= depth { found.append([]) }
+        while found.count <= depth {
+            found.append([])
+            unknown.append([])
+        }
         if found[depth].count != slots { found[depth] = Array(repeating: nil, count: slots) }
         for slot in 0..<slots { found[depth][slot] = nil }
-        var unknown: [String] = []
+        unknown[depth].removeAll(keepingCapacity: true)
         if try json.openObject() {
             var previous = table.start
             repeat {
@@ -144,11 +150,11 @@ final class RecordScanner {
                 case .raw(let key):
                     index = table.entry(for: key, after: previous)
                     // Raw keys are ASCII: always a string.
-                    if index == nil { unknown.append(String(decoding: key, as: UTF8.self)) }
+                    if index == nil { unknown[depth].append(String(decoding: key, as: UTF8.self)) }
                 case .decoded(let name):
                     var name = name
                     index = name.withUTF8 { table.entry(for: $0, after: previous) }
-                    if index == nil { unknown.append(name) }
+                    if index == nil { unknown[depth].append(name) }
                 }
                 guard let index else {
                     try json.skipValue()
@@ -173,7 +179,7 @@ final class RecordScanner {
                     found[depth][slot] = value.map { (.json($0), rank) }
                 }
                 if value == nil {
-                    if entry.targets.isEmpty { unknown.append(entry.name) }
+                    if entry.targets.isEmpty { unknown[depth].append(entry.name) }
                     try json.skipValue()
                 }
             } while try json.closeMember()
@@ -181,7 +187,7 @@ final class RecordScanner {
 
         let source = RecordSource(UnsafeBufferPointer(rebasing: json.bytes[start..<json.position]))
         let node = ImportNode(mapping: mapping, path: path, source: source)
-        node.unknownKeys = Self.once(unknown)
+        node.unknownKeys = Self.once(unknown[depth])
         let values = found[depth]
         do {
             // Every key path is one key (the table's condition).
@@ -210,14 +216,15 @@ final class RecordScanner {
 
     /// `keys` without repeats (a key given twice is one unknown key, as in a parsed record).
     private static func once(_ keys: [String]) -> [String] {
-        guard keys.count > 1 else { return keys }
+        var unique: [String] = []
+        unique.reserveCapacity(keys.count)
         if keys.count <= 8 {
-            var unique: [String] = []
             for key in keys where !unique.contains(key) { unique.append(key) }
             return unique
         }
-        var seen: Set<String> = []
-        return keys.filter { seen.insert($0).inserted }
+        var seen = Set<String>(minimumCapacity: keys.count)
+        for key in keys where seen.insert(key).inserted { unique.append(key) }
+        return unique
     }
 
     /// The key table of an entity read straight from bytes, or `nil` when it is read through
