@@ -49,18 +49,16 @@ final class ImportNode {
 /// (``RecordScanner``), parsed again only when asked for (to report or hand it to a hook).
 enum RecordSource {
     case value(JSONValue)
-    case text([UInt8])
-
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self = .text(Array(bytes))
-    }
+    /// The top-level record's text (one copy, shared by the objects nested in it), and the
+    /// range of this object's.
+    case text([UInt8], Range<Int>)
 
     var value: JSONValue {
         switch self {
         case .value(let value): return value
-        case .text(let bytes):
+        case .text(let bytes, let range):
             // The text was checked when it was read: parsing it again cannot fail.
-            return bytes.withUnsafeBufferPointer { try? JSONValue(parsing: $0) } ?? .null
+            return bytes.withUnsafeBufferPointer { try? JSONValue(parsing: UnsafeBufferPointer(rebasing: $0[range])) } ?? .null
         }
     }
 }

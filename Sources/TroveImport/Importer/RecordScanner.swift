@@ -121,15 +121,22 @@ final class RecordScanner {
             let value = try JSONValue(parsing: bytes)
             return ReadRecord(value, as: entity, parser: parser)
         }
-        let (outcome, source) = try object(&json, table: table, path: "", depth: 0)
-        try json.finishDocument()
-        return ReadRecord(outcome: outcome.map { $0 }, source: source)
+        // Read from a copy that the record's objects keep as their text (one copy a record).
+        let text = Array(bytes)
+        return try text.withUnsafeBufferPointer { bytes throws(JSONParseError) in
+            var json = JSONParser(bytes: bytes)
+            json.skipWhitespace()
+            let (outcome, source) = try object(&json, text: text, table: table, path: "", depth: 0)
+            try json.finishDocument()
+            return ReadRecord(outcome: outcome.map { $0 }, source: source)
+        }
     }
 
     /// Reads the object at `json` (at its `{`) with `table`, at `depth` objects below the
-    /// record: its node, or why the record is rejected, and its text. To-one relationships
+    /// record: its node, or why the record is rejected, and its text (a range of `text`, the
+    /// record's text that `json` reads). To-one relationships
     /// whose destination has a table of its own read their nested objects the same way.
-    private func object(_ json: inout JSONParser, table: KeyTable, path: String,
+    private func object(_ json: inout JSONParser, text: [UInt8], table: KeyTable, path: String,
                         depth: Int) throws(JSONParseError) -> (Result<ImportNode, any Error>, RecordSource) {
         let start = json.position
         let mapping = table.mapping
@@ -168,7 +175,7 @@ final class RecordScanner {
                    slot >= attributeCount, let relationship = table.toOne[slot - attributeCount],
                    found[depth][slot].map({ rank <= $0.rank }) ?? true, let nested = destination(of: relationship, in: table) {
                     let at = ImportParser.join(path, relationship.keyPaths[rank][0])
-                    let (outcome, _) = try object(&json, table: nested, path: at, depth: depth + 1)
+                    let (outcome, _) = try object(&json, text: text, table: nested, path: at, depth: depth + 1)
                     found[depth][slot] = (.object(outcome), rank)
                     continue
                 }
@@ -185,7 +192,7 @@ final class RecordScanner {
             } while try json.closeMember()
         }
 
-        let source = RecordSource(UnsafeBufferPointer(rebasing: json.bytes[start..<json.position]))
+        let source = RecordSource.text(text, start..<json.position)
         let node = ImportNode(mapping: mapping, path: path, source: source)
         node.unknownKeys = Self.once(unknown[depth])
         let values = found[depth]
