@@ -54,6 +54,16 @@ import TroveTesting
         #expect(report.coercions[.stringToBoolean] == 1 && report.coercions[.stringToCharacter] == 1)
     }
 
+    @Test func manyDistinctUnknownKeysAreAllCounted() throws {
+        // More distinct unknown keys than the tally's short list holds (16), some repeated.
+        let extra = (0..<20).map { "\"x\($0)\": \($0)" }.joined(separator: ", ")
+        let report = try run("[{\"id\": 1, \(extra)}, {\"id\": 2, \"x3\": 0, \"x19\": 0}]")
+        var expected = Dictionary(uniqueKeysWithValues: (0..<20).map { ("Photo.x\($0)", 1) })
+        expected["Photo.x3"] = 2
+        expected["Photo.x19"] = 2
+        #expect(report.unknownKeys == expected)
+    }
+
     @Test func absentKeysLeaveValuesAndNullClears() throws {
         _ = try run(#"[{"id": 1, "title": "kept", "views": 5, "size": "M", "tags": ["a"]}]"#)
         let report = try run(#"[{"id": 1, "views": 6, "size": null, "tags": null}]"#)

@@ -229,12 +229,15 @@ struct ParsedRecords {
         init(_ plans: [Plan]) {
             // A batch performs a few kinds of coercion: counted in a short list, not hashed each time.
             var kinds: [(kind: CoercionKind, count: Int)] = []
-            // By mapping (one per entity) and key, named "Entity.key" once per batch, not once per record.
+            // By mapping (one per entity) and key, named "Entity.key" once per batch, not once per
+            // record. Records repeat a few unknown keys: the first 16 met are counted in a short
+            // list (compared, not hashed), any others by hash.
             struct Unknown: Hashable {
                 let mapping: ObjectIdentifier
                 let key: String
             }
-            var unknown: [Unknown: Int] = [:]
+            var frequent: [(unknown: Unknown, count: Int)] = []
+            var others: [Unknown: Int] = [:]
             var entities: [(mapping: ObjectIdentifier, name: String)] = []
             for plan in plans {
                 for node in plan.nodes {
@@ -244,11 +247,19 @@ struct ParsedRecords {
                     guard !node.unknownKeys.isEmpty else { continue }
                     let mapping = ObjectIdentifier(node.mapping)
                     if !entities.contains(where: { $0.mapping == mapping }) { entities.append((mapping, node.mapping.entity.name)) }
-                    for key in node.unknownKeys { unknown[Unknown(mapping: mapping, key: key), default: 0] += 1 }
+                    for key in node.unknownKeys {
+                        if let at = frequent.firstIndex(where: { $0.unknown.mapping == mapping && $0.unknown.key == key }) {
+                            frequent[at].count += 1
+                        } else if frequent.count < 16 {
+                            frequent.append((Unknown(mapping: mapping, key: key), 1))
+                        } else {
+                            others[Unknown(mapping: mapping, key: key), default: 0] += 1
+                        }
+                    }
                 }
             }
             for (kind, count) in kinds { coercions[kind, default: 0] += count }
-            for (found, count) in unknown {
+            for (found, count) in frequent + others.map({ ($0.key, $0.value) }) {
                 guard let entity = entities.first(where: { $0.mapping == found.mapping })?.name else { continue }
                 unknownKeys["\(entity).\(found.key)", default: 0] += count
             }
