@@ -186,7 +186,7 @@ public struct ChangeSet: Sendable, Hashable {
 public struct SaveResult: Sendable, Hashable {
     /// Each inserted row's temporary ID mapped to its permanent ID.
     public let permanentIDs: [ObjectID: ObjectID]
-    /// The version of each inserted or updated row after the save, by permanent ID.
+    /// The version of each updated row after the save, by ID (an inserted row's is 1).
     public let versions: [ObjectID: Int64]
     /// The store's ``StoreChangeToken`` just before the save's transaction began; `nil` when
     /// nothing was written or the token could not be read.

@@ -145,7 +145,7 @@ private struct SaveWriter {
         // than hashing a table's name for every insert.
         var nextKeys: [(table: String, key: Int64)] = []
         permanentIDs.reserveCapacity(changes.inserts.count)
-        versions.reserveCapacity(changes.inserts.count + changes.updates.count)
+        versions.reserveCapacity(changes.updates.count)
         for insert in changes.inserts {
             // The table is the root entity's (one table per hierarchy).
             let pk = try nextKey(for: insert.objectID.rootEntityName, cache: &nextKeys)
@@ -242,8 +242,6 @@ private struct SaveWriter {
         defer { sqlite3_reset(statement) }
         var code = SQLITE_OK
         var index: Int32 = 1
-        var saved: [ObjectID] = []
-        saved.reserveCapacity(rows.count)
         for insert in rows {
             guard let permanent = permanentIDs[insert.objectID], let pk = permanent.primaryKey else {
                 throw StoreError(.constraintViolation, "saving \(insert.objectID): no primary key was taken for it")
@@ -251,7 +249,6 @@ private struct SaveWriter {
             guard insert.values.count == plan.attributeCount else {
                 throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(plan.attributeCount) attributes")
             }
-            saved.append(permanent)
             code |= sqlite3_bind_int64(statement, index, pk)
             index += 1
             if plan.hasEntityColumn {
@@ -281,7 +278,6 @@ private struct SaveWriter {
             throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
                                 message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
         }
-        for permanent in saved { versions[permanent] = 1 }
     }
 
     // MARK: Relationships

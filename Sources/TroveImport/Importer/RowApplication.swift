@@ -340,6 +340,6 @@ struct RowApplication {
             return RowSnapshot(objectID: draft.id, version: version, values: draft.values, toOne: toOne)
         }
         guard let id = result.permanentIDs[draft.id] else { return nil }
-        return RowSnapshot(objectID: id, version: result.versions[id] ?? 1, values: draft.values, toOne: toOne)
+        return RowSnapshot(objectID: id, version: 1, values: draft.values, toOne: toOne)
     }
 }
