@@ -19,6 +19,17 @@ import TroveTesting
         #expect(try again.count(of: "Photographer") == 1)
     }
 
+    @Test func theWriterKeepsThePageCacheItIsGiven() throws {
+        let dir = try TemporaryDirectory()
+        let model = try SampleModels.photos()
+        let standard = try SQLiteStore(url: dir.file("a.trove"), model: model)
+        #expect(try standard.writer.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -8192)
+        #expect(try standard.writer.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -2000,
+                "readers keep SQLite's default")
+        let small = try SQLiteStore(url: dir.file("b.trove"), model: model, options: .init(writerCacheKiB: 1024))
+        #expect(try small.writer.write { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -1024)
+    }
+
     @Test func anotherModelIsRefused() throws {
         let dir = try TemporaryDirectory()
         let url = dir.file("s.trove")
