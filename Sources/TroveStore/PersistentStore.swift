@@ -54,6 +54,13 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// ``SaveResult/changeTokenAfter`` tell apart). A context keeps the token of its last look
     /// and, when the store has changed since, refreshes the objects it holds.
     func changeToken() throws -> StoreChangeToken
+
+    /// Runs `body` — a long run of saves, such as an import — with the store set for
+    /// throughput, and puts it back after. A file store lets its write-ahead log grow to
+    /// ``SQLiteStore/bulkCheckpointPages`` pages before copying it into the file (so that a page
+    /// written by many saves is copied once), and copies what is left when `body` ends.
+    /// Durability is unchanged. Runs may nest, also from several contexts.
+    func bulkWriting<T>(_ body: () throws -> T) throws -> T
 }
 
 /// A row as read from a store: its identity, version, attribute values, and the to-one

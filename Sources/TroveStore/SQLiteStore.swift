@@ -78,6 +78,8 @@ public final class SQLiteStore: PersistentStore {
     let observer: DataVersionObserver?
     /// The commits of this store: the change counter of an in-memory store.
     let commitCount = Atomic<Int64>(0)
+    /// The ``bulkWriting(_:)`` runs under way.
+    let bulkRuns = Mutex<Int>(0)
     /// Tells this store's tokens from any other's.
     let storeID = StoreChangeToken.nextStoreID()
     let options: Options

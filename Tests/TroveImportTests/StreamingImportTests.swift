@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import GRDB
 import Trove
+@testable import TroveStore
 import TroveTesting
 
 /// Streamed imports: chunks with checkpoints saved in the same transaction, exact resume,
@@ -42,6 +44,17 @@ import TroveTesting
             let owner = try photo.relatedObject(forKey: "owner")?.value(forKey: "nsid")
             return "\(try photo.value(forKey: "id")) \(try photo.value(forKey: "title")) \(try photo.value(forKey: "views")) \(String(describing: owner))"
         }
+    }
+
+    @Test func anImportRunsAsBulkWritingAndPutsTheStoreBack() throws {
+        let store = try #require(container.store as? SQLiteStore)
+        func pages() -> Int? { try? store.writer.write { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } }
+        var during: [Int?] = []
+        let url = try file("photos.json", photos(35))
+        _ = try importer().importStream(.file(url), into: "Photo", format: .json(root: "photos.photo"),
+                                        progress: { _ in during.append(pages()) })
+        #expect(during.count == 4 && during.allSatisfy { $0 == SQLiteStore.bulkCheckpointPages })
+        #expect(pages() == 1000)
     }
 
     @Test func aStreamedImportLandsWhatTheWholeDocumentImportDoesAndLeavesNoCheckpoint() throws {

@@ -72,18 +72,21 @@ public final class Importer {
             }
         }
         defer { batches.stop() }
-        var report = ImportReport()
-        var seen: Set<UniqueKey> = []
-        var cache = RowCache()
-        while let parsed = batches.next() {
-            var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
-            try batch.run(seen: &seen, cache: &cache, into: &report)
-            batches.recycle(batch)
+        // Many saves in a row: the store may set itself for throughput while they run.
+        return try context.store.bulkWriting {
+            var report = ImportReport()
+            var seen: Set<UniqueKey> = []
+            var cache = RowCache()
+            while let parsed = batches.next() {
+                var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
+                try batch.run(seen: &seen, cache: &cache, into: &report)
+                batches.recycle(batch)
+            }
+            if let scope = options.syncScope {
+                try sync(entity, scope: scope, seen: seen, report: &report)
+            }
+            return report
         }
-        if let scope = options.syncScope {
-            try sync(entity, scope: scope, seen: seen, report: &report)
-        }
-        return report
     }
 
     /// The entity top-level records go into, once checked that an import can start.

@@ -67,68 +67,71 @@ extension Importer {
                 checkpoints: (template: ImportCheckpoint, key: String, saving: Bool, stored: Bool)?,
                 progress: ((ImportProgress) -> Void)?, isCancelled: (() -> Bool)?) throws -> ImportReport {
         defer { pipeline.stop() }
-        var report = ImportReport()
-        report.resumedAt = resumedAt
-        var seen: Set<UniqueKey> = []
-        var cache = RowCache()
-        var recordsBefore = resumedAt?.records ?? 0
-        var wroteCheckpoint = false
-        let clock = ContinuousClock()
-        let began = clock.now
-        while let item = pipeline.next() {
-            let chunk: RecordChunk
-            switch item {
-            case .success(let read): chunk = read
-            case .failure(let error as ImportError) where error.code == .invalidJSON:
-                let saved = switch report.recordsRead {
-                case 0: "nothing was imported"
-                case 1: "the record before it was imported"
-                case let count: "the \(count) records before it were imported"
+        // Many saves in a row: the store may set itself for throughput while they run.
+        return try context.store.bulkWriting {
+            var report = ImportReport()
+            report.resumedAt = resumedAt
+            var seen: Set<UniqueKey> = []
+            var cache = RowCache()
+            var recordsBefore = resumedAt?.records ?? 0
+            var wroteCheckpoint = false
+            let clock = ContinuousClock()
+            let began = clock.now
+            while let item = pipeline.next() {
+                let chunk: RecordChunk
+                switch item {
+                case .success(let read): chunk = read
+                case .failure(let error as ImportError) where error.code == .invalidJSON:
+                    let saved = switch report.recordsRead {
+                    case 0: "nothing was imported"
+                    case 1: "the record before it was imported"
+                    case let count: "the \(count) records before it were imported"
+                    }
+                    throw ImportError(error.code, "\(error.message); \(saved)", report: report)
+                case .failure(let error): throw error
                 }
-                throw ImportError(error.code, "\(error.message); \(saved)", report: report)
-            case .failure(let error): throw error
-            }
-            var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
-            if let (template, key, saving, stored) = checkpoints {
-                if saving && !chunk.isLast {
-                    var checkpoint = template
-                    checkpoint.byteOffset = chunk.end.offset
-                    checkpoint.lines = chunk.end.line
-                    checkpoint.records = recordsBefore + chunk.records.count
-                    checkpoint.lastRecordOffset = chunk.lastRecordOffset
-                    checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
-                    checkpoint.savedAt = Date()
-                    batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
-                    wroteCheckpoint = true
-                } else if stored || wroteCheckpoint {
-                    batch.metadata.updateValue(nil, forKey: key)
+                var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
+                if let (template, key, saving, stored) = checkpoints {
+                    if saving && !chunk.isLast {
+                        var checkpoint = template
+                        checkpoint.byteOffset = chunk.end.offset
+                        checkpoint.lines = chunk.end.line
+                        checkpoint.records = recordsBefore + chunk.records.count
+                        checkpoint.lastRecordOffset = chunk.lastRecordOffset
+                        checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
+                        checkpoint.savedAt = Date()
+                        batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
+                        wroteCheckpoint = true
+                    } else if stored || wroteCheckpoint {
+                        batch.metadata.updateValue(nil, forKey: key)
+                    }
                 }
+                try batch.run(seen: &seen, cache: &cache, into: &report)
+                recordsBefore += chunk.records.count
+                if resettingContext { context.reset() }
+                if let progress {
+                    let elapsed = began.duration(to: clock.now)
+                    let seconds = elapsed.inSeconds
+                    progress(ImportProgress(bytesRead: chunk.end.offset, totalBytes: totalBytes, recordsRead: recordsBefore,
+                                            recordsRejected: report.rejected.count, elapsed: elapsed,
+                                            recordsPerSecond: seconds > 0 ? Double(report.recordsRead) / seconds : 0,
+                                            isFinished: chunk.isLast, startBytes: report.resumedAt?.byteOffset ?? 0))
+                }
+                if !chunk.isLast, isCancelled?() == true {
+                    throw ImportError(.cancelled, "the import into \(entity.name) was cancelled after \(recordsBefore) records (byte \(chunk.end.offset)); its checkpoint is kept: import the same input again to resume", report: report)
+                }
+                pipeline.recycle((chunk, batch))
             }
-            try batch.run(seen: &seen, cache: &cache, into: &report)
-            recordsBefore += chunk.records.count
-            if resettingContext { context.reset() }
-            if let progress {
-                let elapsed = began.duration(to: clock.now)
-                let seconds = elapsed.inSeconds
-                progress(ImportProgress(bytesRead: chunk.end.offset, totalBytes: totalBytes, recordsRead: recordsBefore,
-                                        recordsRejected: report.rejected.count, elapsed: elapsed,
-                                        recordsPerSecond: seconds > 0 ? Double(report.recordsRead) / seconds : 0,
-                                        isFinished: chunk.isLast, startBytes: report.resumedAt?.byteOffset ?? 0))
+            if recordsBefore == 0, let (_, key, _, stored) = checkpoints, stored {
+                // An empty input: what another input's checkpoint says no longer applies.
+                context.setStoreMetadata(nil, forKey: key)
+                try context.save()
             }
-            if !chunk.isLast, isCancelled?() == true {
-                throw ImportError(.cancelled, "the import into \(entity.name) was cancelled after \(recordsBefore) records (byte \(chunk.end.offset)); its checkpoint is kept: import the same input again to resume", report: report)
+            if let scope = options.syncScope {
+                try sync(entity, scope: scope, seen: seen, report: &report)
             }
-            pipeline.recycle((chunk, batch))
+            return report
         }
-        if recordsBefore == 0, let (_, key, _, stored) = checkpoints, stored {
-            // An empty input: what another input's checkpoint says no longer applies.
-            context.setStoreMetadata(nil, forKey: key)
-            try context.save()
-        }
-        if let scope = options.syncScope {
-            try sync(entity, scope: scope, seen: seen, report: &report)
-        }
-        return report
     }
 
     /// The options a checkpoint holds: those that change what the records mean.
