@@ -134,6 +134,8 @@ private struct SaveWriter {
     let db: Database
     var permanentIDs: [ObjectID: ObjectID] = [:]
     var versions: [ObjectID: Int64] = [:]
+    /// The primary key taken for each insert, in the change set's order.
+    private var insertKeys: [Int64] = []
 
     init(store: SQLiteStore, db: Database) {
         self.store = store
@@ -145,10 +147,12 @@ private struct SaveWriter {
         // than hashing a table's name for every insert.
         var nextKeys: [(table: String, key: Int64)] = []
         permanentIDs.reserveCapacity(changes.inserts.count)
+        insertKeys.reserveCapacity(changes.inserts.count)
         versions.reserveCapacity(changes.updates.count)
         for insert in changes.inserts {
             // The table is the root entity's (one table per hierarchy).
             let pk = try nextKey(for: insert.objectID.rootEntityName, cache: &nextKeys)
+            insertKeys.append(pk)
             permanentIDs[insert.objectID] = insert.objectID.saved(as: pk)
         }
 
@@ -186,22 +190,17 @@ private struct SaveWriter {
 
         // Inserts are written entity by entity (in their order within each, so keys are taken
         // in that order), many rows a statement: the foreign keys between them are checked at
-        // commit. A save of one entity needs no grouping.
-        let first = changes.inserts.first?.objectID.entityName
-        if changes.inserts.allSatisfy({ $0.objectID.entityName == first }) {
-            if let first { try insert(changes.inserts[...], first) }
-        } else {
-            var runs: [(name: String, rows: [ChangeSet.Insert])] = []
-            for row in changes.inserts {
-                let name = row.objectID.entityName
-                if let at = runs.firstIndex(where: { $0.name == name }) { runs[at].rows.append(row) } else { runs.append((name, [row])) }
-            }
-            for run in runs { try insert(run.rows[...], run.name) }
+        // commit. Runs are of positions in the change set: its inserts are not copied.
+        let inserts = changes.inserts
+        var runs: [(name: String, rows: [Int])] = []
+        for row in inserts.indices {
+            let name = inserts[row].objectID.entityName
+            if let at = runs.firstIndex(where: { $0.name == name }) { runs[at].rows.append(row) } else { runs.append((name, [row])) }
         }
+        for run in runs { try insert(inserts, run.rows[...], run.name) }
 
-        for change in changes.inserts.map({ ($0.objectID, $0.relationships) }) + changes.updates.map({ ($0.objectID, $0.relationships) }) {
-            try writeJoinRows(change.1, of: change.0)
-        }
+        for row in inserts.indices { try writeJoinRows(inserts[row].relationships, of: inserts[row].objectID) }
+        for row in changes.updates.indices { try writeJoinRows(changes.updates[row].relationships, of: changes.updates[row].objectID) }
         try SQLiteStore.writeMetadataChanges(changes.metadata, in: db)
         return SaveResult(permanentIDs: permanentIDs, versions: versions)
     }
@@ -209,7 +208,7 @@ private struct SaveWriter {
     /// Inserts rows of one entity: `rowsPerStatement` rows a statement, the rest one
     /// by one. A statement that breaks a constraint wrote nothing; its rows are then inserted one
     /// by one, so that the error names the object at fault.
-    private mutating func insert(_ run: ArraySlice<ChangeSet.Insert>, _ entityName: String) throws {
+    private mutating func insert(_ inserts: [ChangeSet.Insert], _ run: ArraySlice<Int>, _ entityName: String) throws {
         guard let plan = store.insertPlans[entityName] else { throw StoreError(.unknownEntity, "the model has no entity '\(entityName)'") }
         var rest = run
         if rest.count >= plan.rowsPerStatement {
@@ -217,45 +216,44 @@ private struct SaveWriter {
             while rest.count >= plan.rowsPerStatement {
                 let rows = rest.prefix(plan.rowsPerStatement)
                 do {
-                    try insertRows(rows, plan, statement, sql: plan.manyRowsSQL)
+                    try insertRows(inserts, rows, plan, statement, sql: plan.manyRowsSQL)
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    try insertOneByOne(rows, plan)
+                    try insertOneByOne(inserts, rows, plan)
                 }
                 rest = rest.dropFirst(plan.rowsPerStatement)
             }
         }
-        try insertOneByOne(rest, plan)
+        try insertOneByOne(inserts, rest, plan)
     }
 
-    private mutating func insertOneByOne(_ rows: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan) throws {
+    private mutating func insertOneByOne(_ inserts: [ChangeSet.Insert], _ rows: ArraySlice<Int>, _ plan: InsertPlan) throws {
         guard !rows.isEmpty else { return }
         let statement = try db.cachedStatement(sql: plan.sql).sqliteStatement
         for index in rows.indices {
-            try namingConstraints(rows[index].objectID) { try insertRows(rows[index...index], plan, statement, sql: plan.sql) }
+            try namingConstraints(inserts[rows[index]].objectID) { try insertRows(inserts, rows[index...index], plan, statement, sql: plan.sql) }
         }
     }
 
-    /// Binds `rows` to a prepared INSERT of that many rows (`_pk`, [`_entity`], the values,
-    /// then the foreign keys, for each) and runs it.
-    private mutating func insertRows(_ rows: ArraySlice<ChangeSet.Insert>, _ plan: InsertPlan, _ statement: SQLiteStatement, sql: String) throws {
+    /// Binds the inserts at positions `rows` to a prepared INSERT of that many rows (`_pk`,
+    /// [`_entity`], the values, then the foreign keys, for each) and runs it.
+    private mutating func insertRows(_ inserts: [ChangeSet.Insert], _ rows: ArraySlice<Int>, _ plan: InsertPlan,
+                                     _ statement: SQLiteStatement, sql: String) throws {
         sqlite3_reset(statement)
         defer { sqlite3_reset(statement) }
         var code = SQLITE_OK
         var index: Int32 = 1
-        for insert in rows {
-            guard let permanent = permanentIDs[insert.objectID], let pk = permanent.primaryKey else {
-                throw StoreError(.constraintViolation, "saving \(insert.objectID): no primary key was taken for it")
+        for row in rows {
+            let values = inserts[row].values
+            guard values.count == plan.attributeCount else {
+                throw StoreError(.constraintViolation, "saving \(inserts[row].objectID): \(values.count) values for \(plan.attributeCount) attributes")
             }
-            guard insert.values.count == plan.attributeCount else {
-                throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(plan.attributeCount) attributes")
-            }
-            code |= sqlite3_bind_int64(statement, index, pk)
+            code |= sqlite3_bind_int64(statement, index, insertKeys[row])
             index += 1
             if plan.hasEntityColumn {
-                code |= ValueCoding.bindText(insert.objectID.entityName, to: statement, at: index)
+                code |= ValueCoding.bindText(inserts[row].objectID.entityName, to: statement, at: index)
                 index += 1
             }
-            for value in insert.values {
+            for value in values {
                 code |= ValueCoding.bind(value, to: statement, at: index)
                 index += 1
             }
@@ -263,7 +261,7 @@ private struct SaveWriter {
             for slot in plan.foreignKeys.indices {
                 code |= sqlite3_bind_null(statement, index + Int32(slot))
             }
-            for case .toOne(let relationship, .object(let target)) in insert.relationships {
+            for case .toOne(let relationship, .object(let target)) in inserts[row].relationships {
                 if let slot = plan.foreignKeys.firstIndex(of: relationship) {
                     code |= sqlite3_bind_int64(statement, index + Int32(slot), try key(of: target))
                 }
@@ -271,7 +269,7 @@ private struct SaveWriter {
             index += Int32(plan.foreignKeys.count)
         }
         guard code == SQLITE_OK else {
-            throw StoreError(.constraintViolation, "saving \(rows.first?.objectID.description ?? "rows"): a value could not be bound (\(String(cString: sqlite3_errmsg(db.sqliteConnection))))")
+            throw StoreError(.constraintViolation, "saving \(rows.first.map { inserts[$0].objectID.description } ?? "rows"): a value could not be bound (\(String(cString: sqlite3_errmsg(db.sqliteConnection))))")
         }
         let result = sqlite3_step(statement)
         guard result == SQLITE_DONE else {

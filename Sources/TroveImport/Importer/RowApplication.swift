@@ -274,8 +274,10 @@ struct RowApplication {
         for draft in drafts {
             let mapping = draft.mapping
             guard let stored = draft.stored else {
-                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values,
-                                                     relationships: draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }))
+                // In position order (a row's one link, the usual case, needs no sorting).
+                let links = draft.toOne.count < 2 ? draft.toOne.map { RelationshipChange.toOne($0.key, $0.value) }
+                    : draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }
+                rows.inserts.append(ChangeSet.Insert(objectID: draft.id, values: draft.values, relationships: links))
                 for (position, link) in draft.toOne { relink(link, position, of: mapping) }
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
