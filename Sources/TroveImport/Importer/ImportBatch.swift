@@ -58,7 +58,7 @@ struct ImportBatch {
         var conflicts = 0
         cache.check(against: try? context.store.changeToken())
         while true {
-            let accepted = parsed.plans.filter { rejected[$0.index] == nil }
+            let accepted = acceptedPlans
             var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
             try rows.findExisting(lookups(of: accepted), cache: cache)
             for plan in accepted {
@@ -83,7 +83,7 @@ struct ImportBatch {
 
     private mutating func runAsObjects(seen: inout Set<UniqueKey>) throws -> ImportReport {
         while true {
-            let accepted = parsed.plans.filter { rejected[$0.index] == nil }
+            let accepted = acceptedPlans
             var application = ImportApplication(context: context, hooks: importer.options.hooks)
             do {
                 try application.findExisting(lookups(of: accepted), nodes: accepted.flatMap(\.nodes))
@@ -117,6 +117,11 @@ struct ImportBatch {
                 throw error
             }
         }
+    }
+
+    /// The plans of the records not rejected so far (all of them, shared not copied, when none is).
+    private var acceptedPlans: [ParsedRecords.Plan] {
+        rejected.isEmpty ? parsed.plans : parsed.plans.filter { rejected[$0.index] == nil }
     }
 
     /// The find queries of the accepted plans: made while reading, unless records were rejected since.
