@@ -41,8 +41,10 @@ extension SQLiteStore {
     /// save of a large import's chunk filled the log, and a million-record import took 23% longer.
     public static let bulkCheckpointPages = 10_000
 
+    /// A store opened with ``Options/autoCheckpointPages`` 0 (no automatic copy: the app
+    /// checkpoints itself) or with more than ``bulkCheckpointPages`` runs `body` as it is.
     public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
-        guard url != nil else { return try body() }
+        guard url != nil, (1..<Self.bulkCheckpointPages).contains(options.autoCheckpointPages) else { return try body() }
         try setBulk(entering: true)
         defer {
             do {
@@ -61,7 +63,7 @@ extension SQLiteStore {
         try bulkRuns.withLock { runs in
             runs += entering ? 1 : -1
             guard runs == (entering ? 1 : 0) else { return }
-            let pages = entering ? Self.bulkCheckpointPages : max(options.autoCheckpointPages, 0)
+            let pages = entering ? Self.bulkCheckpointPages : options.autoCheckpointPages
             try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
             if !entering {
                 _ = try writeLocked("checkpointing") { try $0.checkpoint(.passive) }

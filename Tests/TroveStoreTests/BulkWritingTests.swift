@@ -64,6 +64,14 @@ import TroveTesting
         #expect(try store.count(of: "Photo") == 10, "what was saved before the failure stays")
     }
 
+    @Test func aStoreWithoutAutomaticCheckpointsKeepsThemOff() throws {
+        let manual = try SQLiteStore(url: dir.file("manual.trove"), model: SampleModels.photos(),
+                                     options: .init(autoCheckpointPages: 0))
+        func pages() throws -> Int? { try manual.writer.write { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") } }
+        try manual.bulkWriting { () throws in #expect(try pages() == 0) }
+        #expect(try pages() == 0)
+    }
+
     @Test func aStoreInMemoryRunsTheBodyAsItIs() throws {
         let memory = try SQLiteStore(inMemoryWith: SampleModels.photos())
         #expect(try memory.bulkWriting { 42 } == 42)
