@@ -20,7 +20,12 @@ struct RawStatement {
     /// Runs `body` with the cached statement for `sql`, and resets it afterwards: a statement
     /// left stepping would hold its connection's read snapshot open.
     static func with<T>(_ db: Database, sql: String, _ body: (RawStatement) throws -> T) throws -> T {
-        let handle = try db.cachedStatement(sql: sql).sqliteStatement
+        try with(db.cachedStatement(sql: sql).sqliteStatement, of: db, sql: sql, body)
+    }
+
+    /// Runs `body` with `handle`, a statement of `db` prepared from `sql` and held by the caller
+    /// (saving the cache's lookup of `sql` when one statement runs many times), as above.
+    static func with<T>(_ handle: SQLiteStatement, of db: Database, sql: String, _ body: (RawStatement) throws -> T) throws -> T {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         defer {
@@ -53,7 +58,7 @@ struct RawStatement {
     @discardableResult
     func execute() throws -> Int {
         while try step() {}
-        return db.changesCount
+        return Int(sqlite3_changes(db.sqliteConnection))
     }
 
     /// Moves to the next row; `false` when there is none.

@@ -92,11 +92,13 @@ private struct UpdateShape: Hashable {
 /// changes (its links live in other rows: join tables, the other side's foreign key).
 private struct UpdatePlan {
     let table: String
+    /// The UPDATE, and its statement prepared on the save's connection.
     let sql: String?
+    let statement: SQLiteStatement?
     /// The to-one links kept in the row's own foreign-key columns, whose keys the statement binds.
     let foreignKeys: Set<Int>
 
-    init(_ shape: UpdateShape, schema: StoreSchema) throws {
+    init(_ shape: UpdateShape, schema: StoreSchema, db: Database) throws {
         let layout = try schema.layout(of: shape.entity)
         let entity = layout.entity
         table = layout.table
@@ -116,10 +118,13 @@ private struct UpdatePlan {
         }
         guard !columns.isEmpty || keepsJoinRows else {
             sql = nil
+            statement = nil
             return
         }
         let assignments = columns.map { "\(quoted($0)) = ?" } + ["\"_version\" = \"_version\" + 1"]
-        sql = "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+        let sql = "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
+        self.sql = sql
+        statement = try db.cachedStatement(sql: sql).sqliteStatement
     }
 }
 
@@ -168,9 +173,14 @@ private struct SaveWriter {
         var plans: [UpdateShape: UpdatePlan] = [:]
         for update in changes.updates {
             let shape = UpdateShape(update)
-            let plan = try plans[shape] ?? UpdatePlan(shape, schema: store.schema)
-            plans[shape] = plan
-            guard let sql = plan.sql else {
+            let plan: UpdatePlan
+            if let planned = plans[shape] {
+                plan = planned
+            } else {
+                plan = try UpdatePlan(shape, schema: store.schema, db: db)
+                plans[shape] = plan
+            }
+            guard let sql = plan.sql, let statement = plan.statement else {
                 // Nothing this row holds changed (the links live in other rows): no write.
                 versions[update.objectID] = update.expectedVersion
                 continue
@@ -180,7 +190,13 @@ private struct SaveWriter {
                 values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
             }
             values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
-            if try execute(sql, values, for: update.objectID) == 0 {
+            let written = try namingConstraints(update.objectID) {
+                try RawStatement.with(statement, of: db, sql: sql) { statement in
+                    try statement.bind(values)
+                    return try statement.execute()
+                }
+            }
+            if written == 0 {
                 conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: plan.table))
             } else {
                 versions[update.objectID] = update.expectedVersion + 1

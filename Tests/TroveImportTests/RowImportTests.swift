@@ -223,13 +223,18 @@ import TroveTesting
         #expect(try ann.relatedObjects(forKey: "photos").count == 1)
 
         var saves = store.container.didSave.makeAsyncIterator()
-        _ = try store.run(#"[{"id": 20, "owner": "ann"}, {"id": 3, "title": "three!"}]"#, asObjects: false)
+        _ = try store.run(#"[{"id": 20, "owner": "ann"}, {"id": 3, "title": "three!"}, {"id": 8, "views": 80}, {"id": 7, "title": "seven"}]"#,
+                          asObjects: false, batchSize: 10)
         let event = try #require(await saves.next())
         #expect(event.changes.inserted.count == 1)
         let three = try #require(try holder.fetchFirst("Photo", whereKey: "id", equals: 3))
-        #expect(event.changes.updated == [ann.objectID, three.objectID])
+        let eight = try #require(try holder.fetchFirst("Photo", whereKey: "id", equals: 8))
+        let seven = try #require(try holder.fetchFirst("Photo", whereKey: "id", equals: 7))
+        #expect(event.changes.updated == [ann.objectID, three.objectID, eight.objectID, seven.objectID])
         #expect(event.changes.changedKeys[ann.objectID] == ["photos"], "a link made from the photo's side changes the owner's photos")
         #expect(event.changes.changedKeys[three.objectID] == ["title"])
+        #expect(event.changes.changedKeys[eight.objectID] == ["views"], "rows of another shape in the batch name their own keys")
+        #expect(event.changes.changedKeys[seven.objectID] == ["title"])
 
         try holder.mergeChanges(from: event.changes)
         #expect(try ann.relatedObjects(forKey: "photos").count == 2)

@@ -261,6 +261,18 @@ struct RowApplication {
         /// Stored objects on the to-many side of links that changed (their relationship changed
         /// too), by the relationship of the link (a batch links through a few: found by a linear
         /// search), named once per batch, not once per link.
+        // The names of what changed, by entity and changed positions: a batch's updates have a
+        // few shapes, each named once (hashing the names for every row cost more than the rest).
+        var keySets: [(mapping: ObjectIdentifier, attributes: [Int], links: [Int], keys: Set<String>)] = []
+        func changedKeys(_ mapping: EntityMapping, _ attributes: [Int], _ links: [Int]) -> Set<String> {
+            let id = ObjectIdentifier(mapping)
+            if let known = keySets.first(where: { $0.mapping == id && $0.attributes == attributes && $0.links == links }) { return known.keys }
+            var keys = Set<String>(minimumCapacity: attributes.count + links.count)
+            for position in attributes { keys.insert(mapping.attributeNames[position]) }
+            for position in links { keys.insert(mapping.relationshipNames[position]) }
+            if keySets.count < 16 { keySets.append((id, attributes, links, keys)) }
+            return keys
+        }
         var relinked: [(mapping: ObjectIdentifier, position: Int, inverse: String, ids: Set<ObjectID>)] = []
         func relink(_ link: Link?, _ position: Int, of mapping: EntityMapping) {
             guard let id = link?.objectID, id.primaryKey != nil, let inverse = mapping.inverseNames[position] else { return }
@@ -282,31 +294,27 @@ struct RowApplication {
                 if draft.isStub { count(mapping) { $0.stubs += 1 } } else { count(mapping) { $0.inserted += 1 } }
                 continue
             }
-            // What differs from the stored row, and the names of what differs.
+            // What differs from the stored row.
             let changed = draft.values.indices.filter { draft.values[$0] != stored.values[$0] }
-            var values = [Int: AttributeValue](minimumCapacity: changed.count)
-            var keys = Set<String>(minimumCapacity: changed.count + draft.toOne.count)
-            for position in changed {
-                values[position] = draft.values[position]
-                keys.insert(mapping.attributeNames[position])
-            }
             var changedLinks: [(position: Int, link: Link)] = []
             for (position, link) in draft.toOne where stored.toOne[position] != link { changedLinks.append((position, link)) }
-            guard !values.isEmpty || !changedLinks.isEmpty else {
+            guard !changed.isEmpty || !changedLinks.isEmpty else {
                 // Counted when a record described it, not when one only referred to it.
                 if draft.record >= 0 { count(mapping) { $0.unchanged += 1 } }
                 continue
             }
+            var values = [Int: AttributeValue](minimumCapacity: changed.count)
+            for position in changed { values[position] = draft.values[position] }
+            changedLinks.sort { $0.position < $1.position }
             var links: [RelationshipChange] = []
-            for (position, link) in changedLinks.sorted(by: { $0.position < $1.position }) {
+            for (position, link) in changedLinks {
                 links.append(.toOne(position, link))
-                keys.insert(mapping.relationshipNames[position])
                 relink(stored.toOne[position], position, of: mapping)
                 relink(link, position, of: mapping)
             }
             rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
             changes.updated.insert(draft.id)
-            changes.changedKeys[draft.id] = keys
+            changes.changedKeys[draft.id] = changedKeys(mapping, changed, changedLinks.map(\.position))
             count(mapping) { $0.updated += 1 }
         }
         for (_, _, inverse, ids) in relinked {
