@@ -92,9 +92,9 @@ private struct UpdateShape: Hashable {
 /// changes (its links live in other rows: join tables, the other side's foreign key).
 private struct UpdatePlan {
     let table: String
-    /// The UPDATE, and its statement prepared on the save's connection.
-    let sql: String?
-    let statement: SQLiteStatement?
+    /// The UPDATE and its statement, prepared on the save's connection; `nil` when the row holds
+    /// nothing the shape changes.
+    let statement: (sql: String, handle: SQLiteStatement)?
     /// The to-one links kept in the row's own foreign-key columns, whose keys the statement binds.
     let foreignKeys: Set<Int>
 
@@ -117,14 +117,12 @@ private struct UpdatePlan {
             if case .joinTable(_, true) = try schema.storage(of: entity.relationships[index].name, in: entity) { true } else { false }
         }
         guard !columns.isEmpty || keepsJoinRows else {
-            sql = nil
             statement = nil
             return
         }
         let assignments = columns.map { "\(quoted($0)) = ?" } + ["\"_version\" = \"_version\" + 1"]
         let sql = "UPDATE \(quoted(table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = ? AND \"_version\" = ?"
-        self.sql = sql
-        statement = try db.cachedStatement(sql: sql).sqliteStatement
+        statement = (sql, try db.cachedStatement(sql: sql).sqliteStatement)
     }
 }
 
@@ -180,7 +178,7 @@ private struct SaveWriter {
                 plan = try UpdatePlan(shape, schema: store.schema, db: db)
                 plans[shape] = plan
             }
-            guard let sql = plan.sql, let statement = plan.statement else {
+            guard let (sql, handle) = plan.statement else {
                 // Nothing this row holds changed (the links live in other rows): no write.
                 versions[update.objectID] = update.expectedVersion
                 continue
@@ -190,13 +188,7 @@ private struct SaveWriter {
                 values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
             }
             values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
-            let written = try namingConstraints(update.objectID) {
-                try RawStatement.with(statement, of: db, sql: sql) { statement in
-                    try statement.bind(values)
-                    return try statement.execute()
-                }
-            }
-            if written == 0 {
+            if try execute(sql, values, for: update.objectID, prepared: handle) == 0 {
                 conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: plan.table))
             } else {
                 versions[update.objectID] = update.expectedVersion + 1
@@ -331,15 +323,17 @@ private struct SaveWriter {
             "the save refers to \(id), which is neither stored nor inserted by this save; insert it in the same context")
     }
 
-    /// Runs one write statement, naming the object when a constraint fails; returns the
-    /// number of rows changed.
+    /// Runs one write statement (`prepared` from `sql` already, or looked up in the cache),
+    /// naming the object when a constraint fails; returns the number of rows changed.
     @discardableResult
-    private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID) throws -> Int {
-        try namingConstraints(id) {
-            try RawStatement.with(db, sql: sql) { statement in
-                try statement.bind(values)
-                return try statement.execute()
-            }
+    private func execute(_ sql: String, _ values: [AttributeValue], for id: ObjectID, prepared: SQLiteStatement? = nil) throws -> Int {
+        func run(_ statement: RawStatement) throws -> Int {
+            try statement.bind(values)
+            return try statement.execute()
+        }
+        return try namingConstraints(id) {
+            if let prepared { return try RawStatement.with(prepared, of: db, sql: sql, run) }
+            return try RawStatement.with(db, sql: sql, run)
         }
     }
 

@@ -258,9 +258,6 @@ struct RowApplication {
                 tallies.append((id, mapping.entity.name, counts))
             }
         }
-        /// Stored objects on the to-many side of links that changed (their relationship changed
-        /// too), by the relationship of the link (a batch links through a few: found by a linear
-        /// search), named once per batch, not once per link.
         // The names of what changed, by entity and changed positions: a batch's updates have a
         // few shapes, each named once (hashing the names for every row cost more than the rest).
         var keySets: [(mapping: ObjectIdentifier, attributes: [Int], links: [Int], keys: Set<String>)] = []
@@ -273,6 +270,9 @@ struct RowApplication {
             if keySets.count < 16 { keySets.append((id, attributes, links, keys)) }
             return keys
         }
+        /// Stored objects on the to-many side of links that changed (their relationship changed
+        /// too), by the relationship of the link (a batch links through a few: found by a linear
+        /// search), named once per batch, not once per link.
         var relinked: [(mapping: ObjectIdentifier, position: Int, inverse: String, ids: Set<ObjectID>)] = []
         func relink(_ link: Link?, _ position: Int, of mapping: EntityMapping) {
             guard let id = link?.objectID, id.primaryKey != nil, let inverse = mapping.inverseNames[position] else { return }
