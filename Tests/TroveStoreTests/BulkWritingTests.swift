@@ -42,7 +42,7 @@ import TroveTesting
         let before = try size()
         var during = 0
         try store.bulkWriting { () throws in
-            // 3000 rows of 500 bytes: 1.5 MB, well under the bulk threshold (40 MB), so nothing
+            // 3000 rows of 500 bytes: 1.5 MB, well under the bulk threshold (160 MB), so nothing
             // is copied into the file while the run lasts.
             for batch in 0..<3 { try savePhotos(1000, from: batch * 1000) }
             during = try size()
