@@ -80,7 +80,7 @@ public final class Importer {
             while let parsed = batches.next() {
                 var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
                 try batch.run(seen: &seen, cache: &cache, into: &report)
-                batches.recycle(batch)
+                batches.recycle(consume batch)
             }
             if let scope = options.syncScope {
                 try sync(entity, scope: scope, seen: seen, report: &report)

@@ -325,9 +325,10 @@ struct RowApplication {
         for (_, name, tally) in tallies { counts[name, default: .init()].add(tally) }
         let result = try context.saveRows(rows, announcing: changes)
         // A row from the cache that the batch left as it was is there already.
+        // Drafts read in place: a copy would retain each of their parts.
         cache.keep(identity.lazy.compactMap { key, index in
-            let draft = drafts[index]
-            return draft.isShared && !(draft.isCached && draft.isUnchanged) ? savedRow(draft, result).map { (key, $0) } : nil
+            drafts[index].isShared && !(drafts[index].isCached && drafts[index].isUnchanged)
+                ? savedRow(drafts[index], result).map { (key, $0) } : nil
         }, after: result.changeTokenAfter)
         return counts
     }

@@ -120,7 +120,7 @@ extension Importer {
                 if !chunk.isLast, isCancelled?() == true {
                     throw ImportError(.cancelled, "the import into \(entity.name) was cancelled after \(recordsBefore) records (byte \(chunk.end.offset)); its checkpoint is kept: import the same input again to resume", report: report)
                 }
-                pipeline.recycle((chunk, batch))
+                pipeline.recycle((consume chunk, consume batch))
             }
             if recordsBefore == 0, let (_, key, _, stored) = checkpoints, stored {
                 // An empty input: what another input's checkpoint says no longer applies.

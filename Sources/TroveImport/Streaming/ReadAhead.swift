@@ -15,6 +15,8 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private var stopped = false
     /// What the consumer is done with, to be freed on the producing thread.
     private var spent: [Any] = []
+    /// Whether the producing thread is freeing what it took from `spent` (outside the lock).
+    private var freeing = false
     private let depth: Int
 
     /// Starts `produce` on a new thread named `name`. It calls its argument with each item in
@@ -27,6 +29,10 @@ final class ReadAhead<Item>: @unchecked Sendable {
             condition.lock()
             finished = true
             condition.broadcast()
+            // Made all items: go on freeing what the consumer hands back until it stops.
+            while !stopped {
+                if spent.isEmpty { condition.wait() } else { freeSpent() }
+            }
             condition.unlock()
         }
         // Deeply nested records recurse in the parser.
@@ -47,38 +53,57 @@ final class ReadAhead<Item>: @unchecked Sendable {
     }
 
     /// Hands back what the consumer is done with — an item, and what it made of it — so that
-    /// the producing thread, not the consumer's, spends the time freeing it. The caller must not
-    /// use it again, and must not hand over the last reference to an object whose `deinit`
-    /// needs the consumer's thread.
-    func recycle(_ garbage: Any) {
+    /// the producing thread, not the consumer's, spends the time freeing it. The caller must
+    /// keep no reference to it (pass it with `consume`, or its own last release may free it),
+    /// and must not hand over the last reference to an object whose `deinit` needs the
+    /// consumer's thread.
+    func recycle(_ garbage: consuming Any) {
         condition.lock()
-        spent.append(garbage)
+        spent.append(consume garbage)
+        condition.broadcast()
         condition.unlock()
     }
 
-    /// Tells the producing thread to stop at its next item (the consumer is done).
+    /// Tells the producing thread to stop at its next item (the consumer is done), and frees
+    /// what is still handed back. When it returns, nothing handed back is freed by the
+    /// producing thread any more (so none of it outlives the consumer's call on that thread).
     func stop() {
         condition.lock()
         stopped = true
         queue = []
         condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Queues an item, waiting while `depth` are queued, and frees the recycled ones; `false`
-    /// once the consumer stopped.
-    private func push(_ item: Item) -> Bool {
-        condition.lock()
+        // Freeing never waits on the input: this wait is short.
+        while freeing { condition.wait() }
         var garbage = spent
         spent = []
-        while queue.count >= depth && !stopped { condition.wait() }
-        let accepted = !stopped
-        if accepted {
-            queue.append(item)
-            condition.broadcast()
-        }
         condition.unlock()
         garbage.removeAll()
-        return accepted
+    }
+
+    /// Queues an item, waiting while `depth` are queued and freeing the recycled ones in the
+    /// meantime; `false` once the consumer stopped.
+    private func push(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if !spent.isEmpty && !stopped { freeSpent() }
+        while queue.count >= depth && !stopped {
+            if spent.isEmpty { condition.wait() } else { freeSpent() }
+        }
+        guard !stopped else { return false }
+        queue.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Frees what the consumer handed back, outside the lock (which the caller holds).
+    private func freeSpent() {
+        var garbage = spent
+        spent = []
+        freeing = true
+        condition.unlock()
+        garbage.removeAll()
+        condition.lock()
+        freeing = false
+        condition.broadcast()
     }
 }
