@@ -96,22 +96,22 @@ import TroveModel
     func readsAsTheParserDoes(_ text: String) throws {
         let photo = try #require(Self.model.entity(named: "Photo"))
         let parser = mappings()
-        let scanner = RecordScanner(parser: parser)
+        let scanner = RecordScanner(parser: parser, entity: photo)
         let bytes = Array(text.utf8)
-        let scanned = try bytes.withUnsafeBufferPointer { try scanner.read($0, as: photo) }
+        let scanned = try bytes.withUnsafeBufferPointer { try scanner.read($0) }
         let parsed = ReadRecord(try JSONValue(parsing: text), as: photo, parser: parser)
         #expect(summary(scanned) == summary(parsed))
         // A second read goes through the key table as the first record left it.
-        let again = try bytes.withUnsafeBufferPointer { try scanner.read($0, as: photo) }
+        let again = try bytes.withUnsafeBufferPointer { try scanner.read($0) }
         #expect(summary(again) == summary(parsed))
     }
 
     @Test(arguments: invalid)
     func failsAsTheParserDoes(_ text: String) throws {
         let photo = try #require(Self.model.entity(named: "Photo"))
-        let scanner = RecordScanner(parser: mappings())
+        let scanner = RecordScanner(parser: mappings(), entity: photo)
         let scanned = Array(text.utf8).withUnsafeBufferPointer { bytes in
-            Result { () throws(JSONParseError) in try scanner.read(bytes, as: photo) }
+            Result { () throws(JSONParseError) in try scanner.read(bytes) }
         }
         guard case .failure(let scannerError) = scanned else {
             Issue.record("the scanner accepted \(text)")
@@ -122,10 +122,10 @@ import TroveModel
 
     @Test func unknownKeysPastTheKeyTablesRoomAreStillCountedOnce() throws {
         let photo = try #require(Self.model.entity(named: "Photo"))
-        let scanner = RecordScanner(parser: mappings())
+        let scanner = RecordScanner(parser: mappings(), entity: photo)
         let keys = (0..<500).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
         let text = "{\"id\": 1, \(keys)}"
-        let record = try Array(text.utf8).withUnsafeBufferPointer { try scanner.read($0, as: photo) }
+        let record = try Array(text.utf8).withUnsafeBufferPointer { try scanner.read($0) }
         let node = try #require(try record.outcome.get())
         #expect(node.unknownKeys.count == 500)
         #expect(Set(node.unknownKeys).count == 500)

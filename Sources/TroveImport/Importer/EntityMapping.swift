@@ -39,6 +39,9 @@ final class EntityMapping {
     }
 
     let entity: Entity
+    /// The root of the entity's hierarchy (its unique keys' root), read per record without
+    /// copying ``entity`` (a copy retains each of its parts).
+    let rootName: String
     let attributes: [AttributeMapping]
     let relationships: [RelationshipMapping]
     /// The first key of every candidate path: the record keys this entity reads.
@@ -61,6 +64,7 @@ final class EntityMapping {
 
     init(entity: Entity, model: Model, transformers: ValueTransformerRegistry) throws {
         self.entity = entity
+        rootName = entity.rootName
         func keyPaths(_ remoteKeys: [String], name: String) -> [[String]] {
             let spelled = remoteKeys.isEmpty ? RemoteKeys.candidates(for: name, style: model.keyStyle) : remoteKeys
             return spelled.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }

@@ -79,7 +79,7 @@ struct ImportParser {
             }
         }
 
-        node.key = Self.key(of: node, in: mapping.entity)
+        node.key = Self.key(of: node, root: mapping.rootName)
         if !mapping.uniqueKeys.isEmpty && node.key == nil {
             let names = mapping.entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")
             throw Rejection(path: path, value: node.record, expected: "its unique key (\(names))",
@@ -161,7 +161,7 @@ struct ImportParser {
     }
 
     /// The node's key: the values of the first uniqueness constraint it has all of.
-    static func key(of node: ImportNode, in entity: borrowing Entity) -> UniqueKey? {
+    static func key(of node: ImportNode, root: String) -> UniqueKey? {
         constraints: for constraint in node.mapping.uniqueKeys {
             var keyValues: [AttributeValue] = []
             keyValues.reserveCapacity(constraint.count)
@@ -170,7 +170,7 @@ struct ImportParser {
                 guard let value = node.values.last(where: { $0.index == position })?.value, !value.isNull else { continue constraints }
                 keyValues.append(value)
             }
-            return UniqueKey(root: entity.rootName, attributes: constraint, values: keyValues)
+            return UniqueKey(root: root, attributes: constraint, values: keyValues)
         }
         return nil
     }

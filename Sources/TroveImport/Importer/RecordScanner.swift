@@ -97,6 +97,8 @@ final class RecordScanner {
     }
 
     let parser: ImportParser
+    /// The entity of the records read.
+    let entity: Entity
     /// By entity name; `nil` for an entity read through the ``ImportParser``.
     @exclusivity(unchecked) private var tables: [String: KeyTable?] = [:]
     /// The table asked for last, by entity name: records of one entity follow each other.
@@ -107,14 +109,17 @@ final class RecordScanner {
     /// record allocates none).
     @exclusivity(unchecked) private var unknown: [[String]] = []
 
-    init(parser: ImportParser) {
+    /// A scanner of `entity` records. The entity is held here, not passed to each read: a
+    /// closure capturing it copied it (retaining each of its parts) at every call level.
+    init(parser: ImportParser, entity: Entity) {
         self.parser = parser
+        self.entity = entity
     }
 
-    /// Reads the record in `bytes` (one JSON value, nothing around it) as an `entity`.
+    /// Reads the record in `bytes` (one JSON value, nothing around it) as an ``entity``.
     /// - Throws: the ``JSONParseError`` of invalid JSON (offsets relative to `bytes`); what
     ///   is wrong with a valid record is in the result.
-    func read(_ bytes: UnsafeBufferPointer<UInt8>, as entity: Entity) throws(JSONParseError) -> ReadRecord {
+    func read(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> ReadRecord {
         var json = JSONParser(bytes: bytes)
         json.skipWhitespace()
         guard json.peek() == UInt8(ascii: "{"), let table = table(for: entity) else {
@@ -141,7 +146,7 @@ final class RecordScanner {
         let start = json.position
         let mapping = table.mapping
         let attributeCount = mapping.attributes.count
-        let slots = attributeCount + mapping.entity.relationships.count
+        let slots = attributeCount + mapping.relationshipNames.count
         while found.count <= depth {
             found.append([])
             unknown.append([])

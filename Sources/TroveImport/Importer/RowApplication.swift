@@ -68,12 +68,12 @@ struct RowApplication {
                     mappings.append(mapping)
                     needs.append(.entity(node.mapping.entity))
                 }
+                guard !node.toMany.isEmpty || !node.handled.isEmpty || (node.key == nil && !node.path.isEmpty) else { continue }
                 let name = node.mapping.entity.name
                 let reason = if !node.toMany.isEmpty { "\(name) records set to-many relationships" }
                     else if !node.handled.isEmpty { "\(name) has key handlers" }
-                    else if node.key == nil && !node.path.isEmpty { "nested \(name) objects have no unique key" }
-                    else { nil as String? }
-                if let reason { return needs + [.objects(reason: reason)] }
+                    else { "nested \(name) objects have no unique key" }
+                return needs + [.objects(reason: reason)]
             }
         }
         for plan in plans {

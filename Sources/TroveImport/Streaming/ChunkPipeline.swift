@@ -29,7 +29,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
         let handOver = HandOver(reader: reader)
         self.init(name: "trove.import.reader", depth: depth) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
-            let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) })
+            let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }, entity: entity)
             let reader = handOver.reader
             let chunkSize = max(chunkSize, 1)
             var read = 0
@@ -39,7 +39,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
                 var failure: (any Error)?
                 do {
                     while records.count < chunkSize,
-                          let record = try reader.next({ bytes throws(JSONParseError) in try scanner.read(bytes, as: entity) }) {
+                          let record = try reader.next({ bytes throws(JSONParseError) in try scanner.read(bytes) }) {
                         records.append(record)
                     }
                 } catch {
