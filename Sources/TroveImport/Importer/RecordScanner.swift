@@ -173,10 +173,11 @@ final class RecordScanner {
                     continue
                 }
                 previous = index
-                let entry = table.entries[index]
+                // The entry's targets alone: copying the entry would retain each of its parts.
+                let targets = table.entries[index].targets
                 // A nested object of a to-one relationship, the key's only reader, is read
                 // straight from its bytes when its entity can be.
-                if entry.targets.count == 1, json.peek() == UInt8(ascii: "{"), case let (slot, rank) = entry.targets[0],
+                if targets.count == 1, json.peek() == UInt8(ascii: "{"), case let (slot, rank) = targets[0],
                    slot >= attributeCount, let relationship = table.toOne[slot - attributeCount],
                    found[depth][slot].map({ rank <= $0.rank }) ?? true, let nested = destination(of: relationship, in: table) {
                     let at = ImportParser.join(path, relationship.keyPaths[rank][0])
@@ -186,12 +187,12 @@ final class RecordScanner {
                 }
                 // The first candidate key present wins; of one key given twice, the last value.
                 var value: JSONValue?
-                for (slot, rank) in entry.targets where found[depth][slot].map({ rank <= $0.rank }) ?? true {
+                for (slot, rank) in targets where found[depth][slot].map({ rank <= $0.rank }) ?? true {
                     if value == nil { value = try json.parseValue() }
                     found[depth][slot] = value.map { (.json($0), rank) }
                 }
                 if value == nil {
-                    if entry.targets.isEmpty { unknown[depth].append(entry.name) }
+                    if targets.isEmpty { unknown[depth].append(table.entries[index].name) }
                     try json.skipValue()
                 }
             } while try json.closeMember()
