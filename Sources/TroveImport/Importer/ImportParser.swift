@@ -79,6 +79,9 @@ struct ImportParser {
             }
         }
 
+        var newObjectValues = mapping.defaults
+        for (index, value) in node.values { newObjectValues[index] = value }
+        node.newObjectValues = newObjectValues
         node.key = Self.key(of: node, root: mapping.rootName)
         if !mapping.uniqueKeys.isEmpty && node.key == nil {
             let names = mapping.entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")

@@ -10,6 +10,9 @@ final class ImportNode {
     let source: RecordSource
     // Filled by the thread that reads the record, then only read: no run-time exclusivity checks.
     @exclusivity(unchecked) var values: [(index: Int, value: AttributeValue)] = []
+    /// The values of a new object made from this node: the defaults, with ``values`` set. Made
+    /// on the reading thread, so that the importing thread takes it as it is.
+    @exclusivity(unchecked) var newObjectValues: [AttributeValue] = []
     @exclusivity(unchecked) var coercions: [CoercionKind] = []
     @exclusivity(unchecked) var key: UniqueKey?
     @exclusivity(unchecked) var toOne: [(index: Int, target: ImportTarget?)] = []

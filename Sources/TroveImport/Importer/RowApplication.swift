@@ -167,15 +167,15 @@ struct RowApplication {
         if let key = node.key, let found = identity[key] {
             index = found
             drafts[index].isStub = false
+            for (position, value) in node.values {
+                drafts[index].values[position] = value
+            }
         } else {
-            index = newDraft(node.mapping, values: node.mapping.defaults, record: record)
+            index = newDraft(node.mapping, values: node.newObjectValues, record: record)
             if let key = node.key { identity[key] = index }
         }
         drafts[index].record = record
         if shared { drafts[index].isShared = true }
-        for (position, value) in node.values {
-            drafts[index].values[position] = value
-        }
         for (position, target) in node.toOne {
             let link: Link
             switch target {
