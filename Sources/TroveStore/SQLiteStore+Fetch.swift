@@ -4,8 +4,9 @@ public import TroveModel
 /// How to read the rows of one table: the columns to select and, for each entity of the
 /// hierarchy, where its attributes and foreign keys are among them.
 struct ReadPlan: Sendable {
-    /// How one entity's values sit in a selected row.
-    struct EntityColumns: Sendable {
+    /// How one entity's values sit in a selected row. A class: each row read takes it, and
+    /// copying a struct holding the entity retained each of the entity's parts.
+    final class EntityColumns: Sendable {
         let entity: Entity
         /// An ID of the entity, whose `saved(as:)` makes a row's ID without copying the entity.
         let idPrototype: ObjectID
@@ -14,6 +15,14 @@ struct ReadPlan: Sendable {
         /// Per to-one relationship kept in the row: its position, its column's index in the
         /// selection, and an ID of the destination entity (a prototype, as `idPrototype`).
         let foreignKeys: [(relationship: Int, column: Int32, destination: ObjectID)]
+
+        init(entity: Entity, idPrototype: ObjectID, attributes: [(type: AttributeType, column: Int32)],
+             foreignKeys: [(relationship: Int, column: Int32, destination: ObjectID)]) {
+            self.entity = entity
+            self.idPrototype = idPrototype
+            self.attributes = attributes
+            self.foreignKeys = foreignKeys
+        }
     }
 
     let table: StoreSchema.Table
