@@ -167,7 +167,9 @@ struct RowApplication {
         if let key = node.key, let found = identity[key] {
             index = found
             drafts[index].isStub = false
-            for (position, value) in node.values {
+            // Only what differs is written: a row whose values stay as stored keeps sharing them
+            // (no copy of its values, and `isUnchanged` sees one array).
+            for (position, value) in node.values where drafts[index].values[position] != value {
                 drafts[index].values[position] = value
             }
         } else {
