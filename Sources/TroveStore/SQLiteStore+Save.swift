@@ -63,7 +63,7 @@ struct InsertPlan: Sendable {
 
 /// What an update changes: its entity, attributes and links. Updates of one shape run the
 /// same statement.
-private struct UpdateShape: Hashable {
+private struct UpdateShape: Equatable {
     let entity: String
     /// Attribute positions, in order.
     let attributes: [Int]
@@ -167,27 +167,32 @@ private struct SaveWriter {
                 conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: layout.table))
             }
         }
-        // Updates of one shape (entity, attributes, links) share their plan, made once.
-        var plans: [UpdateShape: UpdatePlan] = [:]
+        // Updates of one shape (entity, attributes, links) share their plan, made once. A save
+        // has a few shapes: found by comparing, cheaper than hashing each update's shape.
+        var plans: [(shape: UpdateShape, plan: UpdatePlan)] = []
         for update in changes.updates {
             let shape = UpdateShape(update)
             let plan: UpdatePlan
-            if let planned = plans[shape] {
-                plan = planned
+            if let at = plans.firstIndex(where: { $0.shape == shape }) {
+                plan = plans[at].plan
             } else {
                 plan = try UpdatePlan(shape, schema: store.schema, db: db)
-                plans[shape] = plan
+                plans.append((shape, plan))
             }
             guard let (sql, handle) = plan.statement else {
                 // Nothing this row holds changed (the links live in other rows): no write.
                 versions[update.objectID] = update.expectedVersion
                 continue
             }
-            var values = shape.attributes.map { update.changes[$0] ?? .null }
+            // Sized once: the changed values, the foreign keys, then `_pk` and `_version`.
+            var values: [AttributeValue] = []
+            values.reserveCapacity(shape.attributes.count + plan.foreignKeys.count + 2)
+            for position in shape.attributes { values.append(update.changes[position] ?? .null) }
             for case .toOne(let index, let link) in update.relationships where plan.foreignKeys.contains(index) {
                 values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
             }
-            values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
+            values.append(.integer(try key(of: update.objectID)))
+            values.append(.integer(update.expectedVersion))
             if try execute(sql, values, for: update.objectID, prepared: handle) == 0 {
                 conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: plan.table))
             } else {
