@@ -17,6 +17,12 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// cheapest.
     func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
 
+    /// The same rows as ``fetchBeforeWriting(_:attributes:keys:)``, read on a reading connection
+    /// from any thread, while another thread writes: for work that reads the rows of its next
+    /// write ahead of time. They are the store as of ``changeToken()`` taken just before (or
+    /// later): the caller checks that nothing it does not know of was written since.
+    func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
+
     /// The IDs of the rows a query selects, in its order, without reading their values.
     func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList
 

@@ -117,30 +117,41 @@ extension SQLiteStore {
     /// cache goes stale at every commit.
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
         guard !keys.isEmpty, !attributes.isEmpty else { return [] }
+        return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
+            try writer.writeWithoutTransaction { db in try rows(of: entity, attributes: attributes, keys: keys, in: db) }
+        }
+    }
+
+    public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        guard !keys.isEmpty, !attributes.isEmpty else { return [] }
+        return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
+            // One read transaction: every slice reads the same snapshot.
+            try writer.read { db in try rows(of: entity, attributes: attributes, keys: keys, in: db) }
+        }
+    }
+
+    /// The rows of `entity`'s hierarchy whose `attributes` hold one of `keys`, read on `db`.
+    private func rows(of entity: Entity, attributes: [String], keys: [[AttributeValue]], in db: Database) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: entity.name)
         let plan = try readPlan(for: layout)
         let columns = attributes.map { "\"t\".\(quoted($0))" }
         let tuple = "(\(placeholders(attributes.count)))"
-        return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
-            try writer.writeWithoutTransaction { db in
-                var snapshots: [RowSnapshot] = []
-                // In slices of at most 512 keys, each padded (with its last key) to a power of
-                // two: a handful of distinct statements, prepared once and cached.
-                for start in stride(from: 0, to: keys.count, by: 512) {
-                    let slice = keys[start..<min(start + 512, keys.count)]
-                    let width = 1 << (Int.bitWidth - (slice.count - 1).leadingZeroBitCount)
-                    let test = attributes.count == 1
-                        ? "\(columns[0]) IN (\(placeholders(width)))"
-                        : "(\(columns.joined(separator: ", "))) IN (VALUES \(String(repeating: tuple + ", ", count: width - 1))\(tuple))"
-                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
-                    let padding = repeatElement(slice[slice.endIndex - 1], count: width - slice.count)
-                    snapshots += try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) {
-                        try $0.bind((slice + padding).joined())
-                    }
-                }
-                return snapshots
+        var snapshots: [RowSnapshot] = []
+        // In slices of at most 512 keys, each padded (with its last key) to a power of
+        // two: a handful of distinct statements, prepared once and cached.
+        for start in stride(from: 0, to: keys.count, by: 512) {
+            let slice = keys[start..<min(start + 512, keys.count)]
+            let width = 1 << (Int.bitWidth - (slice.count - 1).leadingZeroBitCount)
+            let test = attributes.count == 1
+                ? "\(columns[0]) IN (\(placeholders(width)))"
+                : "(\(columns.joined(separator: ", "))) IN (VALUES \(String(repeating: tuple + ", ", count: width - 1))\(tuple))"
+            let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
+            let padding = repeatElement(slice[slice.endIndex - 1], count: width - slice.count)
+            snapshots += try self.rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) {
+                try $0.bind((slice + padding).joined())
             }
         }
+        return snapshots
     }
 
     public func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList {

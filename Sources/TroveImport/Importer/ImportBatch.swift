@@ -56,11 +56,15 @@ struct ImportBatch {
 
     private mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache) throws -> ImportReport {
         var conflicts = 0
-        cache.check(against: try? context.store.changeToken())
+        let current = try? context.store.changeToken()
+        cache.check(against: current)
+        var readAhead = parsed.readAhead.flatMap { rows in
+            cache.keysWritten(since: rows.token, current: current).map { (rows: rows, stale: $0) }
+        }
         while true {
             let accepted = acceptedPlans
             var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
-            try rows.findExisting(lookups(of: accepted), cache: cache)
+            try rows.findExisting(lookups(of: accepted), cache: cache, readAhead: readAhead)
             for plan in accepted {
                 try rows.apply(plan.node, record: plan.index)
             }
@@ -77,6 +81,11 @@ struct ImportBatch {
                 // Another writer changed a row between the find and the save: read them again.
                 conflicts += 1
                 cache.forget()
+                readAhead = nil
+            } catch let error as StoreError where error.code == .constraintViolation && readAhead != nil {
+                // A key read ahead as missing was written since by someone the tokens did not
+                // show (a row inserted twice): read them again here.
+                readAhead = nil
             }
         }
     }
@@ -281,6 +290,8 @@ struct ParsedRecords {
     private(set) var lookups: [KeyLookup] = []
     /// What the plans need to be applied as rows.
     private(set) var needs: [RowApplication.Need] = []
+    /// The stored rows of the top-level records' keys, when read ahead.
+    var readAhead: RowsReadAhead?
     /// Records a before-record hook skipped.
     var skipped = 0
     /// Records that could not be read, in input order.

@@ -43,7 +43,7 @@ public final class Importer {
         // nothing is applied before the check passes.
         let pipeline = ChunkPipeline(reader: RecordReader(input: ByteInput(data: data), format: .json(root: root), resume: nil),
                                      entity: entity, firstIndex: 0, options: options, model: context.model,
-                                     chunkSize: options.batchSize, depth: 8)
+                                     store: context.store, chunkSize: options.batchSize, depth: 8)
         do {
             try JSONValue.validate(data)
         } catch {
@@ -62,13 +62,15 @@ public final class Importer {
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
         let entity = try importTarget(entityName)
-        let (options, model, batchSize) = (options, context.model, max(options.batchSize, 1))
+        let (options, model, store, batchSize) = (options, context.model, context.store, max(options.batchSize, 1))
         let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser") { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
             for start in stride(from: 0, to: records.count, by: batchSize) {
                 let slice = records[start..<min(start + batchSize, records.count)]
-                guard push(ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)) else { return }
+                var parsed = ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)
+                parsed.readAhead = RowsReadAhead.read(parsed, into: entity, from: store)
+                guard push(parsed) else { return }
             }
         }
         defer { batches.stop() }

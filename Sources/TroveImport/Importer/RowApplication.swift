@@ -123,7 +123,9 @@ struct RowApplication {
 
     /// Reads the stored rows of every key of the batch — from `cache` when it holds them, else
     /// with one query per lookup.
-    mutating func findExisting(_ lookups: [KeyLookup], cache: RowCache) throws {
+    /// `readAhead` holds rows read ahead on another thread, which hold for every key but the
+    /// `stale` ones (written since they were read).
+    mutating func findExisting(_ lookups: [KeyLookup], cache: RowCache, readAhead: (rows: RowsReadAhead, stale: RowCache.WrittenKeys)?) throws {
         // Every key of the batch gets a row: found here, or made while applying.
         let keys = lookups.reduce(0) { $0 + $1.keys.count }
         identity.reserveCapacity(keys)
@@ -131,18 +133,25 @@ struct RowApplication {
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
             let (root, attributes) = (lookup.group.root, lookup.group.attributes)
+            let ahead = readAhead?.rows.groups.first { $0.group == lookup.group }?.rows
+            let stale = readAhead?.stale ?? RowCache.WrittenKeys()
             var missing: [[AttributeValue]] = []
             for key in lookup.keys {
-                guard let row = cache[key] else {
+                if let row = cache[key] {
+                    addStored(row, key: key, mapping: mapping, cached: true)
+                } else if ahead == nil || stale.contains(key) {
                     missing.append(key.values)
-                    continue
                 }
-                addStored(row, key: key, mapping: mapping, cached: true)
             }
             let rows = missing.isEmpty ? [] : try context.fetchRows(of: lookup.entity, attributes: attributes.map { lookup.entity.attributes[$0].name },
                                                                     keys: missing)
             for row in rows {
                 addStored(row, key: UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] }), mapping: mapping, cached: false)
+            }
+            for row in ahead ?? [] {
+                let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
+                guard identity[key] == nil, !stale.contains(key) else { continue }
+                addStored(row, key: key, mapping: mapping, cached: false)
             }
         }
     }
@@ -285,9 +294,12 @@ struct RowApplication {
                 relinked.append((side, position, inverse, [id]))
             }
         }
-        for draft in drafts {
+        // Which drafts the save writes (inserts or changes), by position.
+        var written = [Bool](repeating: false, count: drafts.count)
+        for (index, draft) in drafts.enumerated() {
             let mapping = draft.mapping
             guard let stored = draft.stored else {
+                written[index] = true
                 // In position order (a row's one link, the usual case, needs no sorting).
                 let links = draft.toOne.count < 2 ? draft.toOne.map { RelationshipChange.toOne($0.key, $0.value) }
                     : draft.toOne.sorted { $0.key < $1.key }.map { .toOne($0.key, $0.value) }
@@ -314,6 +326,7 @@ struct RowApplication {
                 relink(stored.toOne[position], position, of: mapping)
                 relink(link, position, of: mapping)
             }
+            written[index] = true
             rows.updates.append(ChangeSet.Update(objectID: draft.id, expectedVersion: stored.version, changes: values, relationships: links))
             changes.updated.insert(draft.id)
             changes.changedKeys[draft.id] = changedKeys(mapping, changed, changedLinks.map(\.position))
@@ -326,6 +339,9 @@ struct RowApplication {
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (_, name, tally) in tallies { counts[name, default: .init()].add(tally) }
         let result = try context.saveRows(rows, announcing: changes)
+        // The keys of the rows written (inserted or changed), for rows read ahead of this save.
+        cache.noteSave(before: result.changeTokenBefore, after: result.changeTokenAfter,
+                       written: identity.lazy.filter { written[$0.value] }.map(\.key))
         // A row from the cache that the batch left as it was is there already.
         // Drafts read in place: a copy would retain each of their parts.
         cache.keep(identity.lazy.compactMap { key, index in

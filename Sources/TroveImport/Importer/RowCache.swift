@@ -19,6 +19,12 @@ struct RowCache {
     private var rows: [UniqueKey: RowSnapshot] = [:]
     /// The store's token just after the save that left `rows`.
     private var token: StoreChangeToken?
+    /// The import's last saves, oldest first: the store's tokens around each, and the hashes of
+    /// the keys of the rows it wrote, sorted (for ``keysWritten(since:current:)``).
+    private var saves: [(before: StoreChangeToken?, after: StoreChangeToken?, written: [Int])] = []
+    /// Saves remembered: more than a reading thread runs ahead of the importing one (at most
+    /// 8 chunks, ``Importer/importJSON(_:into:root:)``'s).
+    private static let savesKept = 10
 
     /// The row stored under `key`, if kept.
     subscript(key: UniqueKey) -> RowSnapshot? { rows[key] }
@@ -31,6 +37,50 @@ struct RowCache {
     mutating func forget() {
         rows.removeAll(keepingCapacity: true)
         token = nil
+        saves.removeAll()
+    }
+
+    /// Notes a save of the import: the store's tokens just before and after it, and the keys of
+    /// the rows it inserted or changed.
+    mutating func noteSave(before: StoreChangeToken?, after: StoreChangeToken?, written: some Sequence<UniqueKey>) {
+        if saves.count == Self.savesKept { saves.removeFirst() }
+        saves.append((before, after, written.map(\.valuesHash).sorted()))
+    }
+
+    /// Keys some saves wrote, known by their hashes: a key of the same hash as one written
+    /// counts as written too (its row is then only read again).
+    struct WrittenKeys {
+        fileprivate var sortedHashes: [[Int]] = []
+
+        func contains(_ key: UniqueKey) -> Bool {
+            sortedHashes.contains { hashes in
+                // The first hash not below the key's.
+                var (low, high) = (0, hashes.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if hashes[middle] < key.valuesHash { low = middle + 1 } else { high = middle }
+                }
+                return low < hashes.count && hashes[low] == key.valuesHash
+            }
+        }
+    }
+
+    /// The keys the import's saves wrote since the store's token was `token`, when those saves
+    /// are all that was written since and the store's token is now `current`: rows read then
+    /// still hold for every other key. `nil` when that cannot be told (another writer, a save
+    /// not remembered, a token unknown).
+    func keysWritten(since token: StoreChangeToken, current: StoreChangeToken?) -> WrittenKeys? {
+        guard let current else { return nil }
+        if token == current { return WrittenKeys() }
+        guard let first = saves.firstIndex(where: { $0.before == token }) else { return nil }
+        var written = WrittenKeys()
+        var expected = token
+        for save in saves[first...] {
+            guard save.before == expected, let after = save.after else { return nil }
+            written.sortedHashes.append(save.written)
+            expected = after
+        }
+        return expected == current ? written : nil
     }
 
     /// Keeps the rows of a save, and the store's token after it (`nil` keeps nothing).
@@ -43,5 +93,28 @@ struct RowCache {
         for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
             rows[key] = row
         }
+    }
+}
+
+/// The stored rows of a batch's top-level keys, read on the reading thread while the importing
+/// thread saves the batches before it (``PersistentStore/fetchAhead(_:attributes:keys:)``),
+/// with the store's token taken just before. The importing thread uses them for the keys no
+/// save since wrote (``RowCache/keysWritten(since:current:)``), and reads the others itself.
+struct RowsReadAhead {
+    let token: StoreChangeToken
+    let groups: [(group: UniqueKey.Group, rows: [RowSnapshot])]
+
+    /// The rows of the lookups of `records` into `entity` (the top-level records' own keys:
+    /// nested objects' rows are mostly kept between batches already), or `nil` when they could
+    /// not be read (the importing thread then reads them).
+    static func read(_ records: ParsedRecords, into entity: Entity, from store: any PersistentStore) -> RowsReadAhead? {
+        guard records.failure == nil, let token = try? store.changeToken() else { return nil }
+        var groups: [(group: UniqueKey.Group, rows: [RowSnapshot])] = []
+        for lookup in records.lookups where lookup.entity.name == entity.name {
+            let names = lookup.group.attributes.map { lookup.entity.attributes[$0].name }
+            guard let rows = try? store.fetchAhead(lookup.entity, attributes: names, keys: lookup.keys.map(\.values)) else { return nil }
+            groups.append((lookup.group, rows))
+        }
+        return groups.isEmpty ? nil : RowsReadAhead(token: token, groups: groups)
     }
 }

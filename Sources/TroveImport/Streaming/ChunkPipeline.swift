@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TroveStore
 
 /// Records read ahead into import plans, with where the input stands after the last of them.
 ///
@@ -23,9 +24,10 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
     /// own, so that reading, parsing and coercing the next chunk overlaps with applying and
     /// saving this one, at most `depth` chunks ahead. The first record is at position
     /// `firstIndex` of the input. The reader now belongs to the pipeline's thread: the caller
-    /// must not touch it again.
+    /// must not touch it again. Each chunk's stored rows are read ahead from `store` too
+    /// (``RowsReadAhead``).
     convenience init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model,
-                     chunkSize: Int, depth: Int = 2) {
+                     store: any PersistentStore, chunkSize: Int, depth: Int = 2) {
         let handOver = HandOver(reader: reader)
         self.init(name: "trove.import.reader", depth: depth) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
@@ -48,7 +50,9 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
                 let ended = failure == nil && records.count < chunkSize
                 if !records.isEmpty {
                     // Taken before `atEnd()`, whose reading may move the buffer.
-                    var chunk = RecordChunk(records: ParsedRecords(records, firstIndex: firstIndex + read),
+                    var parsed = ParsedRecords(records, firstIndex: firstIndex + read)
+                    parsed.readAhead = RowsReadAhead.read(parsed, into: entity, from: store)
+                    var chunk = RecordChunk(records: parsed,
                                             end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
                                             lastRecordDigest: reader.lastRecordDigest(), isLast: ended)
                     if failure == nil && !ended {

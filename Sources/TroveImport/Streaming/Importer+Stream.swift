@@ -53,7 +53,7 @@ extension Importer {
         }
         let pipeline = ChunkPipeline(reader: RecordReader(input: bytes, format: format, resume: start), entity: entity,
                                      firstIndex: resumed?.records ?? 0, options: options, model: context.model,
-                                     chunkSize: options.batchSize)
+                                     store: context.store, chunkSize: options.batchSize)
         return try stream(pipeline, totalBytes: bytes.size, into: entity, resettingContext: true, resumedAt: resumed,
                           checkpoints: (template, key, saving: checkpointing, stored: stored != nil),
                           progress: progress, isCancelled: isCancelled)

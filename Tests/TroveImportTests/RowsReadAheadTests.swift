@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import Trove
+import TroveTesting
+
+/// A streamed import reads each chunk's stored rows ahead, on its reading thread, while the
+/// chunks before it are saved. Rows read before a later save wrote them must not be used:
+/// the result is the same as reading every chunk's rows just before saving it.
+@Suite struct RowsReadAheadTests {
+    let dir: TemporaryDirectory
+    let container: Container
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        container = try Container(store: SQLiteStore(url: dir.file("s.trove"), model: RowImportTests.model()))
+    }
+
+    /// Imports `records` (JSON objects) one a chunk, so that reading ahead overlaps the saves of
+    /// the chunks just before.
+    func importOneAChunk(_ records: [String], progress: ((ImportProgress) -> Void)? = nil) throws -> ImportReport {
+        let url = dir.file("in-\(UUID().uuidString).json")
+        try Data(("[" + records.joined(separator: ",\n") + "]").utf8).write(to: url)
+        let importer = Importer(context: container.newBackgroundContext(), options: ImportOptions(batchSize: 1))
+        return try importer.importStream(.file(url), into: "Photo", progress: progress)
+    }
+
+    /// Every photo as `id "title" views`, in id order.
+    func photos() throws -> [String] {
+        try container.newBackgroundContext().fetch("Photo", sortedBy: "id").map { photo in
+            "\(try photo.value(forKey: "id")) \(try photo.value(forKey: "title")) \(try photo.value(forKey: "views"))"
+        }
+    }
+
+    @Test func aKeyTheChunksJustBeforeWroteIsReadAgain() throws {
+        // Two photos, each named every second record, their titles going a, b, a, b: a chunk
+        // whose rows were read before the last save of its photo would see the title it sets
+        // as stored, count it unchanged and leave the other one in place.
+        let records = (0..<400).map { i in #"{"id": \#(i % 2 + 1), "title": "\#((i / 2) % 2 == 0 ? "a" : "b")", "views": 7}"# }
+        let report = try importOneAChunk(records)
+        #expect(report.rejected.isEmpty)
+        #expect(report.entities["Photo"]?.inserted == 2)
+        #expect(report.entities["Photo"]?.updated == 398)
+        #expect(report.entities["Photo"]?.unchanged == 0)
+        #expect(try photos() == [#"1 "b" 7"#, #"2 "b" 7"#])
+    }
+
+    @Test func aKeyInsertedByTheChunkJustBeforeIsNotInsertedAgain() throws {
+        // Each photo named by three chunks in a row: read ahead, the second and third would find
+        // no row yet.
+        let records = (0..<300).map { i in #"{"id": \#(i / 3 + 1), "title": "t\#(i)"}"# }
+        let report = try importOneAChunk(records)
+        #expect(report.rejected.isEmpty)
+        #expect(report.entities["Photo"]?.inserted == 100)
+        #expect(report.entities["Photo"]?.updated == 200)
+        let titles = try photos()
+        #expect(titles.count == 100)
+        #expect(titles.first == #"1 "t2" 0"# && titles.last == #"100 "t299" 0"#)
+    }
+
+    @Test func aRowAnotherStoreWritesBetweenChunksIsSeen() throws {
+        // After the second chunk, another store on the same file inserts photo 50, which a later
+        // chunk names: rows read ahead before that write must not be used.
+        let other = try Container(store: SQLiteStore(url: dir.file("s.trove"), model: RowImportTests.model()))
+        let records = (1...60).map { #"{"id": \#($0), "title": "imported", "views": 1}"# }
+        var wrote = false
+        let report = try importOneAChunk(records) { progress in
+            guard progress.recordsRead == 2, !wrote else { return }
+            wrote = true
+            let context = other.newBackgroundContext()
+            do {
+                let photo = try context.insert("Photo")
+                try photo.setValue(.integer(50), forKey: "id")
+                try photo.setValue(.string("theirs"), forKey: "title")
+                try context.save()
+            } catch {
+                Issue.record("the other store's write failed: \(error)")
+            }
+        }
+        #expect(wrote)
+        #expect(report.rejected.isEmpty)
+        #expect(report.entities["Photo"]?.inserted == 59)
+        #expect(report.entities["Photo"]?.updated == 1)
+        let all = try photos()
+        #expect(all.count == 60)
+        #expect(all.allSatisfy { $0.hasSuffix(#" "imported" 1"#) })
+    }
+}
