@@ -106,9 +106,11 @@ struct RowsReadAhead {
 
     /// The rows of the lookups of `records` into `entity` (the top-level records' own keys:
     /// nested objects' rows are mostly kept between batches already), or `nil` when they could
-    /// not be read (the importing thread then reads them).
+    /// not be read (the importing thread then reads them) or the records need objects (which
+    /// find their rows otherwise).
     static func read(_ records: ParsedRecords, into entity: Entity, from store: any PersistentStore) -> RowsReadAhead? {
-        guard records.failure == nil, let token = try? store.changeToken() else { return nil }
+        let needsObjects = records.needs.contains { if case .objects = $0 { true } else { false } }
+        guard records.failure == nil, !needsObjects, let token = try? store.changeToken() else { return nil }
         var groups: [(group: UniqueKey.Group, rows: [RowSnapshot])] = []
         for lookup in records.lookups where lookup.entity.name == entity.name {
             let names = lookup.group.attributes.map { lookup.entity.attributes[$0].name }
