@@ -84,4 +84,26 @@ import TroveTesting
         #expect(all.count == 60)
         #expect(all.allSatisfy { $0.hasSuffix(#" "imported" 1"#) })
     }
+
+    @Test func aNestedRowTheChunkJustBeforeChangedIsReadAgain() throws {
+        // 25,000 owners, more than the importer keeps between chunks (RowCache.limit): the rows of
+        // the last ones met are read ahead with each chunk. The chunk before the last renames
+        // o22000, the last names it as it was: its row read ahead before that rename would count
+        // it unchanged.
+        var records = (0..<25_000).map { #"{"id": \#($0), "owner": {"id": "o\#($0)", "name": "n"}}"# }
+        records += (25_000..<26_000).map { #"{"id": \#($0), "owner": {"id": "o22000", "name": "renamed"}}"# }
+        records += (26_000..<27_000).map { #"{"id": \#($0), "owner": {"id": "o22000", "name": "n"}}"# }
+        let url = dir.file("nested.json")
+        try Data(("[" + records.joined(separator: ",\n") + "]").utf8).write(to: url)
+        let importer = Importer(context: container.newBackgroundContext(), options: ImportOptions(batchSize: 1000))
+        // The saving thread lingers after the last chunks, so that the reading one runs ahead.
+        let report = try importer.importStream(.file(url), into: "Photo") { progress in
+            if progress.recordsRead >= 24_000 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(report.rejected.isEmpty)
+        #expect(report.entities["Owner"]?.inserted == 25_000)
+        #expect(report.entities["Owner"]?.updated == 2)
+        let owner = try #require(try container.newBackgroundContext().fetch("Owner", where: "id == %@", "o22000").first)
+        #expect(try owner.value(forKey: "name") == .string("n"))
+    }
 }

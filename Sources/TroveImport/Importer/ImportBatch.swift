@@ -290,7 +290,7 @@ struct ParsedRecords {
     private(set) var lookups: [KeyLookup] = []
     /// What the plans need to be applied as rows.
     private(set) var needs: [RowApplication.Need] = []
-    /// The stored rows of the top-level records' keys, when read ahead.
+    /// The stored rows of the records' keys, when read ahead (``RowsReadAhead``).
     var readAhead: RowsReadAhead?
     /// Records a before-record hook skipped.
     var skipped = 0

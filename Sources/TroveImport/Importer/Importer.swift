@@ -66,10 +66,11 @@ public final class Importer {
         let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser") { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
+            var rowsReader = RowsReadAhead.Reader(store: store)
             for start in stride(from: 0, to: records.count, by: batchSize) {
                 let slice = records[start..<min(start + batchSize, records.count)]
                 var parsed = ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)
-                parsed.readAhead = RowsReadAhead.read(parsed, into: entity, from: store)
+                parsed.readAhead = rowsReader.read(parsed)
                 guard push(parsed) else { return }
             }
         }

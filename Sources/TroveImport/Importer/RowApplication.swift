@@ -133,13 +133,13 @@ struct RowApplication {
         for lookup in lookups {
             let mapping = try mapping(lookup.entity)
             let (root, attributes) = (lookup.group.root, lookup.group.attributes)
-            let ahead = readAhead?.rows.groups.first { $0.group == lookup.group }?.rows
+            let ahead = readAhead?.rows.groups.first { $0.group == lookup.group }
             let stale = readAhead?.stale ?? RowCache.WrittenKeys()
             var missing: [[AttributeValue]] = []
             for key in lookup.keys {
                 if let row = cache[key] {
                     addStored(row, key: key, mapping: mapping, cached: true)
-                } else if ahead == nil || stale.contains(key) {
+                } else if !(ahead?.covers(key) ?? false) || stale.contains(key) {
                     missing.append(key.values)
                 }
             }
@@ -148,7 +148,7 @@ struct RowApplication {
             for row in rows {
                 addStored(row, key: UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] }), mapping: mapping, cached: false)
             }
-            for row in ahead ?? [] {
+            for row in ahead?.rows ?? [] {
                 let key = UniqueKey(root: root, attributes: attributes, values: attributes.map { row.values[$0] })
                 guard identity[key] == nil, !stale.contains(key) else { continue }
                 addStored(row, key: key, mapping: mapping, cached: false)

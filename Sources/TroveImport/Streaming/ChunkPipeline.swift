@@ -34,6 +34,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
             let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }, entity: entity)
             let reader = handOver.reader
             let chunkSize = max(chunkSize, 1)
+            var rowsReader = RowsReadAhead.Reader(store: store)
             var read = 0
             while true {
                 var records: [ReadRecord] = []
@@ -51,7 +52,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
                 if !records.isEmpty {
                     // Taken before `atEnd()`, whose reading may move the buffer.
                     var parsed = ParsedRecords(records, firstIndex: firstIndex + read)
-                    parsed.readAhead = RowsReadAhead.read(parsed, into: entity, from: store)
+                    parsed.readAhead = rowsReader.read(parsed)
                     var chunk = RecordChunk(records: parsed,
                                             end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
                                             lastRecordDigest: reader.lastRecordDigest(), isLast: ended)
