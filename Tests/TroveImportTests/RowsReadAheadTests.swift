@@ -106,4 +106,30 @@ import TroveTesting
         let owner = try #require(try container.newBackgroundContext().fetch("Owner", where: "id == %@", "o22000").first)
         #expect(try owner.value(forKey: "name") == .string("n"))
     }
+
+    @Test func onceAnImportReturnedItsReadingThreadHoldsNoStore() throws {
+        // The reading thread may still be reading the next chunk when the import stops (here: a
+        // strict import stopped by a rejected record); it must let the store go at once, so that
+        // the caller's last reference closes it (and nothing reads it after).
+        weak var released: SQLiteStore?
+        try {
+            let store = try SQLiteStore(url: dir.file("own.trove"), model: RowImportTests.model())
+            released = store
+            let container = Container(store: store)
+            let records = (1...5000).map { $0 == 1500 ? #"{"id": "x"}"# : #"{"id": \#($0), "title": "t"}"# }
+            let url = dir.file("strict.json")
+            try Data(("[" + records.joined(separator: ",") + "]").utf8).write(to: url)
+            // Records past the rejected one are read slowly: the reading thread is still busy
+            // with a chunk when the import stops.
+            var hooks = ImportHooks()
+            hooks.beforeRecord(of: "Photo") { record in
+                if let id = record.objectValue?["id"]?.int64Value, id > 1500 { Thread.sleep(forTimeInterval: 0.002) }
+                return record
+            }
+            let importer = Importer(context: container.newBackgroundContext(),
+                                    options: ImportOptions(batchSize: 100, strict: true, hooks: hooks))
+            #expect(throws: ImportError.self) { try importer.importStream(.file(url), into: "Photo") }
+        }()
+        #expect(released == nil)
+    }
 }

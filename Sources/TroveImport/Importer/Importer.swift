@@ -62,11 +62,12 @@ public final class Importer {
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
         let entity = try importTarget(entityName)
-        let (options, model, store, batchSize) = (options, context.model, context.store, max(options.batchSize, 1))
-        let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser") { push in
+        let (options, model, batchSize) = (options, context.model, max(options.batchSize, 1))
+        let rows = RowsReadAhead.Source(context.store)
+        let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser", stopping: { rows.close() }) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
-            var rowsReader = RowsReadAhead.Reader(store: store)
+            var rowsReader = RowsReadAhead.Reader(rows)
             for start in stride(from: 0, to: records.count, by: batchSize) {
                 let slice = records[start..<min(start + batchSize, records.count)]
                 var parsed = ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)

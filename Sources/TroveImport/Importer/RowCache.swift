@@ -1,3 +1,4 @@
+import Synchronization
 import TroveModel
 import TroveStore
 
@@ -118,12 +119,12 @@ struct RowsReadAhead {
     /// and the shared keys (nested objects, references) first met in this batch — the rows of
     /// those met before are most likely kept by the importing thread (``RowCache``) already.
     struct Reader {
-        let store: any PersistentStore
+        let source: Source
         /// Shared keys met in earlier batches, as many as the ``RowCache`` keeps.
         private var met: Set<UniqueKey> = []
 
-        init(store: any PersistentStore) {
-            self.store = store
+        init(_ source: Source) {
+            self.source = source
         }
 
         /// The rows of `records`' keys, or `nil` when they could not be read (the importing
@@ -131,7 +132,12 @@ struct RowsReadAhead {
         mutating func read(_ records: ParsedRecords) -> RowsReadAhead? {
             defer { noteShared(records) }
             let needsObjects = records.needs.contains { if case .objects = $0 { true } else { false } }
-            guard records.failure == nil, !needsObjects, let token = try? store.changeToken() else { return nil }
+            guard records.failure == nil, !needsObjects else { return nil }
+            return source.reading { store in read(records, from: store) }
+        }
+
+        private func read(_ records: ParsedRecords, from store: any PersistentStore) -> RowsReadAhead? {
+            guard let token = try? store.changeToken() else { return nil }
             // The top-level records' groups are read whole: their keys are not kept between batches.
             var topLevel: [UniqueKey.Group] = []
             for plan in records.plans {
@@ -157,6 +163,26 @@ struct RowsReadAhead {
                 }
                 for (key, _) in plan.references { met.insert(key) }
             }
+        }
+    }
+
+    /// The store rows are read ahead from, for as long as the import runs: ``close()`` (when the
+    /// import stops) waits for a read in progress and lets the store go, so that once the import
+    /// has returned nothing of it reads the store or keeps it open.
+    final class Source: Sendable {
+        private let store: Mutex<(any PersistentStore)?>
+
+        init(_ store: any PersistentStore) {
+            self.store = Mutex(store)
+        }
+
+        /// What `read` makes of the store; `nil` once closed.
+        func reading<T: Sendable>(_ read: (any PersistentStore) -> T?) -> T? {
+            store.withLock { store in store.flatMap(read) }
+        }
+
+        func close() {
+            store.withLock { $0 = nil }
         }
     }
 }

@@ -29,12 +29,13 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
     convenience init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model,
                      store: any PersistentStore, chunkSize: Int, depth: Int = 2) {
         let handOver = HandOver(reader: reader)
-        self.init(name: "trove.import.reader", depth: depth) { push in
+        let rows = RowsReadAhead.Source(store)
+        self.init(name: "trove.import.reader", depth: depth, stopping: { rows.close() }) { push in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }, entity: entity)
             let reader = handOver.reader
             let chunkSize = max(chunkSize, 1)
-            var rowsReader = RowsReadAhead.Reader(store: store)
+            var rowsReader = RowsReadAhead.Reader(rows)
             var read = 0
             while true {
                 var records: [ReadRecord] = []

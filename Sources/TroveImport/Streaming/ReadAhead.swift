@@ -18,12 +18,16 @@ final class ReadAhead<Item>: @unchecked Sendable {
     /// Whether the producing thread is freeing what it took from `spent` (outside the lock).
     private var freeing = false
     private let depth: Int
+    /// Called by ``stop()``, on the consumer's thread, once the producing thread is told to stop.
+    private let stopping: (@Sendable () -> Void)?
 
     /// Starts `produce` on a new thread named `name`. It calls its argument with each item in
     /// turn (which waits while `depth` items are queued) and stops when that returns `false`:
-    /// the consumer stopped.
-    init(name: String, depth: Int = 2, produce: @escaping @Sendable (_ push: (Item) -> Bool) -> Void) {
+    /// the consumer stopped. `stopping` runs in ``stop()``.
+    init(name: String, depth: Int = 2, stopping: (@Sendable () -> Void)? = nil,
+         produce: @escaping @Sendable (_ push: (Item) -> Bool) -> Void) {
         self.depth = depth
+        self.stopping = stopping
         let thread = Thread { [self] in
             produce { item in push(item) }
             condition.lock()
@@ -78,6 +82,7 @@ final class ReadAhead<Item>: @unchecked Sendable {
         spent = []
         condition.unlock()
         garbage.removeAll()
+        stopping?()
     }
 
     /// Queues an item, waiting while `depth` are queued and freeing the recycled ones in the
