@@ -334,7 +334,15 @@ struct RowApplication {
         }
         for (_, _, inverse, ids) in relinked {
             changes.updated.formUnion(ids)
-            for id in ids { changes.changedKeys[id, default: []].insert(inverse) }
+            // Most relinked objects changed nothing else: they share one set naming the inverse.
+            let named: Set<String> = [inverse]
+            for id in ids {
+                if let keys = changes.changedKeys[id] {
+                    if !keys.contains(inverse) { changes.changedKeys[id]?.insert(inverse) }
+                } else {
+                    changes.changedKeys[id] = named
+                }
+            }
         }
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (_, name, tally) in tallies { counts[name, default: .init()].add(tally) }
