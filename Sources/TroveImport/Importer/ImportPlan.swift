@@ -83,7 +83,6 @@ struct UniqueKey: Hashable {
     let values: [AttributeValue]
     /// The values' hash, computed once: a key is made on the thread that reads records and
     /// looked up several times on the one that writes them.
-    /// The values' hash, taken once.
     let valuesHash: Int
 
     init(root: String, attributes: [Int], values: [AttributeValue]) {

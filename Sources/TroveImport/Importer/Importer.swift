@@ -62,35 +62,10 @@ public final class Importer {
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
         let entity = try importTarget(entityName)
-        let (options, model, batchSize) = (options, context.model, max(options.batchSize, 1))
-        let rows = RowsReadAhead.Source(context.store)
-        let batches = ReadAhead<ParsedRecords>(name: "trove.import.parser", stopping: { rows.close() }) { push in
-            let mappings = MappingCache(model: model, transformers: options.transformers)
-            let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
-            var rowsReader = RowsReadAhead.Reader(rows)
-            for start in stride(from: 0, to: records.count, by: batchSize) {
-                let slice = records[start..<min(start + batchSize, records.count)]
-                var parsed = ParsedRecords(slice, as: entity, firstIndex: start, parser: parser)
-                parsed.readAhead = rowsReader.read(parsed)
-                guard push(parsed) else { return }
-            }
-        }
-        defer { batches.stop() }
-        // Many saves in a row: the store may set itself for throughput while they run.
-        return try context.store.bulkWriting {
-            var report = ImportReport()
-            var seen: Set<UniqueKey> = []
-            var cache = RowCache()
-            while let parsed = batches.next() {
-                var batch = ImportBatch(importer: self, entity: entity, parsed: parsed)
-                try batch.run(seen: &seen, cache: &cache, into: &report)
-                batches.recycle(consume batch)
-            }
-            if let scope = options.syncScope {
-                try sync(entity, scope: scope, seen: seen, report: &report)
-            }
-            return report
-        }
+        let pipeline = ChunkPipeline(records: records, entity: entity, options: options, model: context.model,
+                                     store: context.store, chunkSize: options.batchSize)
+        return try stream(pipeline, totalBytes: nil, into: entity, resettingContext: false, resumedAt: nil,
+                          checkpoints: nil, progress: nil, isCancelled: nil)
     }
 
     /// The entity top-level records go into, once checked that an import can start.

@@ -29,13 +29,11 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
     convenience init(reader: RecordReader, entity: Entity, firstIndex: Int, options: ImportOptions, model: Model,
                      store: any PersistentStore, chunkSize: Int, depth: Int = 2) {
         let handOver = HandOver(reader: reader)
-        let rows = RowsReadAhead.Source(store)
-        self.init(name: "trove.import.reader", depth: depth, stopping: { rows.close() }) { push in
+        self.init(name: "trove.import.reader", depth: depth, store: store) { push, rowsReader in
             let mappings = MappingCache(model: model, transformers: options.transformers)
             let scanner = RecordScanner(parser: ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }, entity: entity)
             let reader = handOver.reader
             let chunkSize = max(chunkSize, 1)
-            var rowsReader = RowsReadAhead.Reader(rows)
             var read = 0
             while true {
                 var records: [ReadRecord] = []
@@ -71,6 +69,36 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
                 }
                 if ended { return }
             }
+        }
+    }
+
+    /// Reads records already parsed into import plans, `chunkSize` a chunk, as the reader-based
+    /// pipeline does (their rows read ahead from `store` too); the chunks hold no input positions.
+    convenience init(records: [JSONValue], entity: Entity, options: ImportOptions, model: Model,
+                     store: any PersistentStore, chunkSize: Int) {
+        self.init(name: "trove.import.parser", depth: 2, store: store) { push, rowsReader in
+            let mappings = MappingCache(model: model, transformers: options.transformers)
+            let parser = ImportParser(hooks: options.hooks) { try mappings.mapping(for: $0) }
+            let chunkSize = max(chunkSize, 1)
+            for start in stride(from: 0, to: records.count, by: chunkSize) {
+                let end = min(start + chunkSize, records.count)
+                var parsed = ParsedRecords(records[start..<end], as: entity, firstIndex: start, parser: parser)
+                parsed.readAhead = rowsReader.read(parsed)
+                let chunk = RecordChunk(records: parsed, end: ReadPosition(offset: 0, line: 0), lastRecordOffset: 0,
+                                        lastRecordDigest: 0, isLast: end == records.count)
+                guard push(.success(chunk)) else { return }
+            }
+        }
+    }
+
+    /// Starts `produce` as ``init(name:depth:stopping:produce:)`` does, handing it a reader of
+    /// rows ahead from `store`, which lets the store go when the pipeline stops.
+    private convenience init(name: String, depth: Int, store: any PersistentStore,
+                             produce: @escaping @Sendable (_ push: (Item) -> Bool, _ rows: inout RowsReadAhead.Reader) -> Void) {
+        let source = RowsReadAhead.Source(store)
+        self.init(name: name, depth: depth, stopping: { source.close() }) { push in
+            var rows = RowsReadAhead.Reader(source)
+            produce(push, &rows)
         }
     }
 }
