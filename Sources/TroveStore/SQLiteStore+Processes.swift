@@ -60,14 +60,25 @@ extension SQLiteStore {
         return try body()
     }
 
-    /// Counts bulk runs in and out: the first in raises the checkpoint threshold, the last out
-    /// restores it and copies the log into the file (passively: readers are never waited for).
+    /// Counts bulk runs in and out: the first in raises the checkpoint threshold and keeps
+    /// statement journals in memory, the last out restores both and copies the log into the file
+    /// (passively: readers are never waited for).
+    ///
+    /// A statement journal holds the pages one statement changed, so that a failing statement
+    /// can be undone alone: a save's many-row INSERTs need one, and SQLite writes it to a
+    /// temporary file once past 64 KiB — a 100,000-record import wrote 250 MB there, a million
+    /// 2.5 GB. A bulk run's statements are small (at most 64 rows), so in memory each journal
+    /// stays under a megabyte; outside bulk runs a statement may change a whole table, and the
+    /// journal goes back to its file.
     private func setBulk(entering: Bool) throws {
         try bulkRuns.withLock { runs in
             runs += entering ? 1 : -1
             guard runs == (entering ? 1 : 0) else { return }
             let pages = entering ? Self.bulkCheckpointPages : options.autoCheckpointPages
-            try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)")
+                try db.execute(sql: "PRAGMA temp_store = \(entering ? "MEMORY" : "DEFAULT")")
+            }
             if !entering {
                 _ = try writeLocked("checkpointing") { try $0.checkpoint(.passive) }
             }

@@ -36,6 +36,17 @@ import TroveTesting
         #expect(try checkpointPages() == 1000)
     }
 
+    @Test func aBulkRunKeepsStatementJournalsInMemoryAndThenGivesThemBackToFiles() throws {
+        func tempStore() throws -> Int? { try store.writer.write { try Int.fetchOne($0, sql: "PRAGMA temp_store") } }
+        #expect(try tempStore() == 0, "the default: journals in files")
+        try store.bulkWriting { () throws in
+            #expect(try tempStore() == 2, "MEMORY")
+            try savePhotos(200, from: 0)
+        }
+        #expect(try tempStore() == 0)
+        #expect(try store.writer.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM Photo") } == 200)
+    }
+
     @Test func theEndOfABulkRunCopiesTheLogIntoTheStoreFile() throws {
         let file = dir.file("s.trove")
         func size() throws -> Int { try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) }
