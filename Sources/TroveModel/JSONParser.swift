@@ -154,12 +154,10 @@ package struct JSONParser {
             throw error("expected a string key, found \(describeByte(at: position))")
         }
         let keyStart = position
-        var end = position + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20, bytes[end] < 0x80 {
-            end += 1
-        }
+        var nonASCII = false
+        let end = StringScan.plainEnd(in: bytes, from: position + 1, controls: true, nonASCII: &nonASCII)
         let key: MemberKey
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+        if !nonASCII, end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
             key = .raw(UnsafeBufferPointer(rebasing: bytes[(keyStart + 1)..<end]))
             position = end + 1
         } else {
@@ -295,26 +293,23 @@ package struct JSONParser {
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1  // opening quote
         let start = position
-        var asciiOnly = true
+        var nonASCII = false
         // Fast path: no escapes.
-        while position < bytes.count {
-            let b = bytes[position]
-            if b == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
-                position += 1
-                // ASCII needs no validation (most keys and many values are ASCII).
-                if asciiOnly { return buildsValues ? String(decoding: slice, as: UTF8.self) : "" }
-                guard let s = String(validating: slice, as: UTF8.self) else {
-                    throw error("invalid UTF-8 in string", at: start)
-                }
-                return s
-            }
-            if b == UInt8(ascii: "\\") { break }
-            if b < 0x20 { throw error("unescaped control character in string") }
-            if b >= 0x80 { asciiOnly = false }
-            position += 1
-        }
+        position = StringScan.plainEnd(in: bytes, from: start, controls: true, nonASCII: &nonASCII)
         guard position < bytes.count else { throw error("unterminated string", at: start - 1) }
+        switch bytes[position] {
+        case UInt8(ascii: "\""):
+            let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+            position += 1
+            // ASCII needs no validation (most keys and many values are ASCII).
+            if !nonASCII { return buildsValues ? String(decoding: slice, as: UTF8.self) : "" }
+            guard let s = String(validating: slice, as: UTF8.self) else {
+                throw error("invalid UTF-8 in string", at: start)
+            }
+            return s
+        case UInt8(ascii: "\\"): break
+        default: throw error("unescaped control character in string")
+        }
         // Slow path: decode escapes into a byte buffer.
         var buffer = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while position < bytes.count {

@@ -285,8 +285,9 @@ final class RecordReader {
                             if depth == 0 { i += 1; return true }
                         } else {
                             // Most of a record is text: run to its next quote or backslash.
-                            i += 1
-                            while i < end, bytes[i] != .quote, bytes[i] != .backslash { i += 1 }
+                            var nonASCII = false
+                            i = StringScan.plainEnd(in: UnsafeBufferPointer(rebasing: bytes[..<end]), from: i + 1,
+                                                    controls: false, nonASCII: &nonASCII)
                             continue
                         }
                     } else if scalar {
