@@ -185,12 +185,12 @@ struct ImportCommand: ParsableCommand {
 
     /// The `--sync-scope` predicate, checked against the entity.
     /// - Throws: a ``CLIFailure`` with status 1 and the caret under the column at fault.
-    private static func scopePredicate(_ format: String, for entity: Entity, in model: Model) throws -> TroveModel.Predicate {
+    private static func scopePredicate(_ format: String, for entity: Entity, in model: Model) throws -> ObjectPredicate {
         guard !entity.uniqueBy.isEmpty else {
             throw CLIFailure(.usage, "--sync-scope needs \(entity.name) to have a unique key (uniqueBy), to know which objects the input names")
         }
         do {
-            let parsed = try TroveModel.Predicate(format: format, textArguments: [], for: entity, in: model)
+            let parsed = try ObjectPredicate(format: format, textArguments: [], for: entity, in: model)
             _ = try parsed.checked(for: entity, in: model)
             return parsed
         } catch {

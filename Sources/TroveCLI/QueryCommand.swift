@@ -67,10 +67,10 @@ struct QueryCommand: ParsableCommand {
     }
 
     /// The `--sort` list, checked against the entity.
-    private func sortDescriptors(for entity: Entity, in model: Model) throws -> [TroveModel.SortDescriptor] {
+    private func sortDescriptors(for entity: Entity, in model: Model) throws -> [SortKey] {
         guard let sort else { return [] }
         do {
-            let descriptors = try TroveModel.SortDescriptor.parse(sort)
+            let descriptors = try SortKey.parse(sort)
             for descriptor in descriptors { _ = try descriptor.checked(for: entity, in: model) }
             return descriptors
         } catch {

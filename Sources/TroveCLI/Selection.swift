@@ -28,7 +28,7 @@ struct SelectionOptions: ParsableArguments {
 struct Selection {
     let store: SQLiteStore
     let entity: Entity
-    let predicate: TroveModel.Predicate?
+    let predicate: ObjectPredicate?
 
     /// Opens the store at `path` and resolves `entityName`, `predicate` and its `arguments`.
     /// - Throws: the store's error (exit 3), or a ``CLIFailure`` with status 1 for an unknown
@@ -42,7 +42,7 @@ struct Selection {
             return
         }
         do {
-            let parsed = try TroveModel.Predicate(format: format, textArguments: arguments, for: entity, in: model)
+            let parsed = try ObjectPredicate(format: format, textArguments: arguments, for: entity, in: model)
             _ = try parsed.checked(for: entity, in: model)
             predicate = parsed
         } catch {

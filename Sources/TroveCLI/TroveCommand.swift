@@ -67,7 +67,7 @@ struct CLIFailure: Error {
         case let error as ModelError: self.init(.badInput, error.description)
         case let error as TroveContext.ValidationError: self.init(.badInput, error.description)
         case let error as ObjectError: self.init(.badInput, error.message)
-        case let error as TroveModel.PredicateError: self.init(.usage, error.description)
+        case let error as ObjectPredicateError: self.init(.usage, error.description)
         case is ArgumentParser.ValidationError, is CleanExit, is ExitCode: return nil
         default:
             guard String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") else {

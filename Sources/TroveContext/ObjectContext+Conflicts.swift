@@ -46,7 +46,7 @@ extension ObjectContext {
                 let values = try constraint.map { try object.value(forKey: $0) }
                 guard !values.contains(where: \.isNull) else { continue }
                 var request = FetchRequest(entityName: object.entity.name)
-                request.predicate = try Predicate(format: constraint.map { _ in "%K == %@" }.joined(separator: " AND "),
+                request.predicate = try ObjectPredicate(format: constraint.map { _ in "%K == %@" }.joined(separator: " AND "),
                                                   arguments: zip(constraint, values).flatMap { [$0, $1] as [any PredicateArgument] })
                 request.includesPendingChanges = false
                 guard let id = try source.fetchObjectIDs(StoreQuery(request, model: model), request).all.first else { continue }

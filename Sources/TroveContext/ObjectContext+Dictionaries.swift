@@ -12,7 +12,7 @@ public enum KeyPathValue: Sendable, Hashable {
 extension ManagedObject {
     /// The value at a key path of relationships ending in an attribute: `title`,
     /// `whoTook.name`, or `tags.name` (through a to-many: every tag's name).
-    /// - Throws: a ``PredicateError`` naming the entity and the closest keys when the path does
+    /// - Throws: a ``ObjectPredicateError`` naming the entity and the closest keys when the path does
     ///   not resolve or ends in a relationship; ``ObjectError`` when the object has no context.
     public func value(atKeyPath keyPath: String) throws -> KeyPathValue {
         guard let context else {
@@ -41,7 +41,7 @@ extension ObjectContext {
     /// For each object a request selects, a dictionary of the values at `keyPaths` (Core Data's
     /// dictionary result type). The relationships the paths cross are prefetched, one query
     /// per level, so reading them costs no query per object.
-    /// - Throws: a ``PredicateError`` for a key path that does not resolve or ends in a
+    /// - Throws: a ``ObjectPredicateError`` for a key path that does not resolve or ends in a
     ///   relationship, or a fetch error.
     public func fetchDictionaries(_ request: FetchRequest, keyPaths: [String]) throws -> [[String: KeyPathValue]] {
         guard let entity = model.entity(named: request.entityName) else {
@@ -74,7 +74,7 @@ extension ObjectContext {
     func attributePath(_ keyPath: String, from entity: Entity) throws -> ResolvedKeyPath {
         let path = try ResolvedKeyPath(resolving: keyPath, from: entity, in: model)
         guard path.attribute != nil else {
-            throw PredicateError(.keyPath, "'\(keyPath)' ends in a relationship; name one of its attributes, as in '\(keyPath).KEY'")
+            throw ObjectPredicateError(.keyPath, "'\(keyPath)' ends in a relationship; name one of its attributes, as in '\(keyPath).KEY'")
         }
         return path
     }

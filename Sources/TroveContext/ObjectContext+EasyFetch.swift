@@ -11,7 +11,7 @@ public import TroveModel
 /// Each honours the context's unsaved changes, as ``fetch(_:)-(FetchRequest)`` does.
 extension ObjectContext {
     /// The objects of `entityName` that match, in order.
-    /// - Throws: ``PredicateError`` for a malformed predicate or sort, or a fetch error.
+    /// - Throws: ``ObjectPredicateError`` for a malformed predicate or sort, or a fetch error.
     public func fetch(_ entityName: String, where format: String? = nil, _ arguments: any PredicateArgument...,
                       sortedBy sort: String? = nil) throws -> [ManagedObject] {
         Array(try fetch(request(entityName, format, arguments, sort)))
@@ -28,7 +28,7 @@ extension ObjectContext {
     /// The first object of `entityName` whose attribute `key` equals `value`; `nil` when none does.
     public func fetchFirst(_ entityName: String, whereKey key: String, equals value: any PredicateArgument) throws -> ManagedObject? {
         var request = FetchRequest(entityName: entityName)
-        request.predicate = try Predicate(format: "%K == %@", key, value)
+        request.predicate = try ObjectPredicate(format: "%K == %@", key, value)
         request.fetchLimit = 1
         return try fetch(request).first
     }
@@ -56,8 +56,8 @@ extension ObjectContext {
 
     private func request(_ entityName: String, _ format: String?, _ arguments: [any PredicateArgument], _ sort: String?) throws -> FetchRequest {
         var request = FetchRequest(entityName: entityName)
-        request.predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
-        request.sortDescriptors = try sort.map { try SortDescriptor.parse($0) } ?? []
+        request.predicate = try format.map { try ObjectPredicate(format: $0, arguments: arguments) }
+        request.sortDescriptors = try sort.map { try SortKey.parse($0) } ?? []
         return request
     }
 }

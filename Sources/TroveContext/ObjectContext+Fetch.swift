@@ -10,7 +10,7 @@ extension ObjectContext {
     /// (changes to *related* objects count once saved, as in Core Data). With a
     /// ``FetchRequest/fetchBatchSize`` the results read only IDs first and load objects a
     /// batch at a time as they are accessed.
-    /// - Throws: ``StoreError`` `.unknownEntity`, a ``PredicateError`` for a predicate or sort
+    /// - Throws: ``StoreError`` `.unknownEntity`, a ``ObjectPredicateError`` for a predicate or sort
     ///   key that does not fit the entity, or the store's error.
     public func fetch(_ request: FetchRequest) throws -> FetchedResults {
         let query = try StoreQuery(request, model: model)

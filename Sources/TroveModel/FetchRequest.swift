@@ -2,8 +2,8 @@
 ///
 /// ```swift
 /// var request = FetchRequest(entityName: "Photo")
-/// request.predicate = try Predicate(format: "whoTook.name = %@ AND views > %d", "Ann", 10)
-/// request.sortDescriptors = [SortDescriptor("uploadDate", ascending: false)]
+/// request.predicate = try ObjectPredicate(format: "whoTook.name = %@ AND views > %d", "Ann", 10)
+/// request.sortDescriptors = [SortKey("uploadDate", ascending: false)]
 /// request.fetchLimit = 20
 /// ```
 /// A request is a plain `Sendable` value: build it anywhere, run it in a context.
@@ -11,9 +11,9 @@ public struct FetchRequest: Sendable, Hashable {
     /// The name of the entity to fetch.
     public var entityName: String
     /// The condition objects must meet; `nil` for every object.
-    public var predicate: Predicate?
+    public var predicate: ObjectPredicate?
     /// The order of the results; objects that tie keep primary-key order.
-    public var sortDescriptors: [SortDescriptor]
+    public var sortDescriptors: [SortKey]
     /// The most objects to return; 0 for no limit.
     public var fetchLimit: Int
     /// How many matching objects to skip first.
@@ -34,7 +34,7 @@ public struct FetchRequest: Sendable, Hashable {
     public var relationshipKeyPathsForPrefetching: [String]
 
     /// A request for every object of `entityName`.
-    public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+    public init(entityName: String, predicate: ObjectPredicate? = nil, sortDescriptors: [SortKey] = [],
                 includesSubentities: Bool = true) {
         self.entityName = entityName
         self.predicate = predicate

@@ -32,7 +32,7 @@ extension SQLiteStore {
     /// print(try store.compiledFetch(query))
     /// // SELECT "t"."_pk", … FROM "Photo" AS "t" WHERE ("t"."views" > ? AND …) ORDER BY … LIMIT ? OFFSET ?
     /// ```
-    /// - Throws: ``StoreError`` `.unknownEntity`, or a ``PredicateError`` the compiler raises.
+    /// - Throws: ``StoreError`` `.unknownEntity`, or a ``ObjectPredicateError`` the compiler raises.
     public func compiledFetch(_ query: StoreQuery, selecting selection: FetchSelection = .objects) throws -> CompiledStatement {
         let layout = try schema.layout(of: query.entity.name)
         var compiler = QueryCompiler(schema: schema, model: model)

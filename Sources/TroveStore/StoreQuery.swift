@@ -10,14 +10,14 @@ public struct StoreQuery: Sendable {
     /// The condition, or `nil` for every object.
     public let predicate: CheckedPredicate?
     /// The order; rows that tie are ordered by primary key, so the order is always total.
-    public let sortDescriptors: [CheckedSortDescriptor]
+    public let sortDescriptors: [CheckedSortKey]
     /// The most rows to return; `nil` for all.
     public private(set) var limit: Int?
     /// How many rows to skip first.
     public private(set) var offset: Int
 
     /// Checks `request` against `model`.
-    /// - Throws: ``StoreError`` `.unknownEntity`, or the ``PredicateError`` of the predicate or a sort descriptor.
+    /// - Throws: ``StoreError`` `.unknownEntity`, or the ``ObjectPredicateError`` of the predicate or a sort descriptor.
     public init(_ request: FetchRequest, model: Model) throws {
         guard let entity = model.entity(named: request.entityName) else {
             throw StoreError(.unknownEntity,

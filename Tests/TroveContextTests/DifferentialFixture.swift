@@ -3,9 +3,6 @@ import Testing
 import Trove
 import TroveTesting
 
-typealias TrovePredicate = TroveModel.Predicate
-typealias TroveSortDescriptor = TroveModel.SortDescriptor
-
 /// One predicate of the differential suite: run through SQL and in memory over the same data,
 /// both must select the same objects, and (when given) as many as counted by hand.
 struct PredicateCase: Sendable, CustomTestStringConvertible {
@@ -27,8 +24,8 @@ struct PredicateCase: Sendable, CustomTestStringConvertible {
         return text.count > 60 ? String(text.prefix(60)) + "…" : text
     }
 
-    func predicate() throws -> TrovePredicate {
-        let parsed = try TrovePredicate(format: format, arguments: arguments)
+    func predicate() throws -> ObjectPredicate {
+        let parsed = try ObjectPredicate(format: format, arguments: arguments)
         return variables.isEmpty ? parsed : parsed.substituting(variables)
     }
 }
@@ -78,13 +75,13 @@ struct DifferentialStore {
     }
 
     /// What the in-memory evaluator selects, in primary-key order.
-    func memoryObjects(_ entity: String, _ predicate: TrovePredicate) throws -> [ManagedObject] {
+    func memoryObjects(_ entity: String, _ predicate: ObjectPredicate) throws -> [ManagedObject] {
         let checked = try predicate.checked(for: try #require(model.entity(named: entity)), in: model)
         return try allObjects(entity).filter { checked.evaluate(with: $0) }
     }
 
     /// The objects in memory, sorted by `descriptors` with the primary key breaking ties.
-    func memorySorted(_ objects: [ManagedObject], by descriptors: [TroveSortDescriptor], entity: String) throws -> [ManagedObject] {
+    func memorySorted(_ objects: [ManagedObject], by descriptors: [SortKey], entity: String) throws -> [ManagedObject] {
         let entity = try #require(model.entity(named: entity))
         let checked = try descriptors.map { try $0.checked(for: entity, in: model) }
         return objects.sorted { a, b in
@@ -106,7 +103,7 @@ struct DifferentialStore {
 
     /// Runs `predicate` both ways and checks they agree; returns the SQL result.
     @discardableResult
-    func expectSameResults(_ entity: String, _ predicate: TrovePredicate, expected: Int?,
+    func expectSameResults(_ entity: String, _ predicate: ObjectPredicate, expected: Int?,
                            sourceLocation: SourceLocation = #_sourceLocation) throws -> [ManagedObject] {
         let sql = try sqlObjects(FetchRequest(entityName: entity, predicate: predicate))
         let memory = try memoryObjects(entity, predicate)

@@ -66,7 +66,7 @@ import TroveTesting
             ("title = $T", [], 1),
         ]
         for (format, arguments, expected) in cases {
-            var predicate = try TrovePredicate(format: format, arguments: arguments)
+            var predicate = try ObjectPredicate(format: format, arguments: arguments)
             if format.contains("$T") { predicate = predicate.substituting(["T": s]) }
             try store.expectSameResults("Photo", predicate, expected: expected)
         }
@@ -80,7 +80,7 @@ import TroveTesting
         let store = try Self.makeStore()
         for key in ["title; DROP TABLE Photo", "title\" = \"title", "ti'tle", "title--"] {
             #expect(throws: (any Error).self) {
-                try store.context.fetch(FetchRequest(entityName: "Photo", predicate: try TrovePredicate(format: "%K = 1", key)))
+                try store.context.fetch(FetchRequest(entityName: "Photo", predicate: try ObjectPredicate(format: "%K = 1", key)))
             }
         }
         #expect(try store.context.count(for: FetchRequest(entityName: "Photo")) == Self.hostile.count + Self.decoys.count)
@@ -95,7 +95,7 @@ import TroveTesting
             ("*_*", 2), ("a\u{0}b", 1), ("a?b", 1), ("'*", 4), ("*DROP TABLE*", 4),
         ]
         for (pattern, expected) in cases {
-            try store.expectSameResults("Photo", TrovePredicate(format: "title LIKE %@", pattern), expected: expected)
+            try store.expectSameResults("Photo", ObjectPredicate(format: "title LIKE %@", pattern), expected: expected)
         }
     }
 }

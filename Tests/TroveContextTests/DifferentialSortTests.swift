@@ -3,7 +3,7 @@ import Testing
 import Trove
 import TroveTesting
 
-/// SQL `ORDER BY` against the in-memory order (`[CheckedSortDescriptor].compare`, the primary key
+/// SQL `ORDER BY` against the in-memory order (`[CheckedSortKey].compare`, the primary key
 /// breaking ties), over ``DifferentialDataSet``: the same sequence, and the same windows.
 @Suite struct DifferentialSortTests {
     struct SortCase: Sendable, CustomTestStringConvertible {
@@ -30,7 +30,7 @@ import TroveTesting
 
     @Test(arguments: orders) func sameOrder(_ test: SortCase) throws {
         let store = try DifferentialStore()
-        let descriptors = try TroveSortDescriptor.parse(test.sort)
+        let descriptors = try SortKey.parse(test.sort)
         let sql = try store.sqlObjects(FetchRequest(entityName: test.entity, sortDescriptors: descriptors))
         let memory = try store.memorySorted(store.allObjects(test.entity), by: descriptors, entity: test.entity)
         #expect(store.labels(sql) == store.labels(memory))
@@ -53,11 +53,11 @@ import TroveTesting
     @Test func handCheckedOrders() throws {
         let store = try DifferentialStore()
         func ids(_ entity: String, _ sort: String, where format: String = "TRUEPREDICATE", _ arguments: any PredicateArgument...) throws -> [String] {
-            let request = FetchRequest(entityName: entity, predicate: try TrovePredicate(format: format, arguments: arguments),
-                                       sortDescriptors: try TroveSortDescriptor.parse(sort))
+            let request = FetchRequest(entityName: entity, predicate: try ObjectPredicate(format: format, arguments: arguments),
+                                       sortDescriptors: try SortKey.parse(sort))
             let sql = store.labels(try store.sqlObjects(request))
             let memory = store.labels(try store.memorySorted(
-                store.memoryObjects(entity, request.predicate ?? TrovePredicate(format: "TRUEPREDICATE")),
+                store.memoryObjects(entity, request.predicate ?? ObjectPredicate(format: "TRUEPREDICATE")),
                 by: request.sortDescriptors, entity: entity))
             #expect(sql == memory, "\(entity) \(format) by \(sort)")
             return sql

@@ -53,22 +53,22 @@ import TroveTesting
         }
         for (suffix, equal) in zip(Self.optionSuffixes, pair.equal) {
             let expected = equal ? 1 : 0
-            try store.expectSameResults("Word", TrovePredicate(format: "text ==\(suffix) %@", pair.argument), expected: expected)
-            try store.expectSameResults("Word", TrovePredicate(format: "text !=\(suffix) %@", pair.argument), expected: 4 + 1 - expected)
-            try store.expectSameResults("Word", TrovePredicate(format: "text IN\(suffix) %@", [pair.argument]), expected: expected)
-            try store.expectSameResults("Word", TrovePredicate(format: "text LIKE\(suffix) %@", pair.argument), expected: expected)
+            try store.expectSameResults("Word", ObjectPredicate(format: "text ==\(suffix) %@", pair.argument), expected: expected)
+            try store.expectSameResults("Word", ObjectPredicate(format: "text !=\(suffix) %@", pair.argument), expected: 4 + 1 - expected)
+            try store.expectSameResults("Word", ObjectPredicate(format: "text IN\(suffix) %@", [pair.argument]), expected: expected)
+            try store.expectSameResults("Word", ObjectPredicate(format: "text LIKE\(suffix) %@", pair.argument), expected: expected)
             // Equal strings contain, begin and end with each other; the others only may.
             for op in ["CONTAINS", "BEGINSWITH", "ENDSWITH"] {
-                let matched = try store.expectSameResults("Word", TrovePredicate(format: "text \(op)\(suffix) %@", pair.argument), expected: nil)
+                let matched = try store.expectSameResults("Word", ObjectPredicate(format: "text \(op)\(suffix) %@", pair.argument), expected: nil)
                 if equal { #expect(store.labels(matched).contains(pair.stored), "\(op)\(suffix)") }
             }
             // Ordering with the same options: equal strings are neither less nor greater.
-            let less = try store.expectSameResults("Word", TrovePredicate(format: "text <\(suffix) %@", pair.argument), expected: nil)
-            let greater = try store.expectSameResults("Word", TrovePredicate(format: "text >\(suffix) %@", pair.argument), expected: nil)
+            let less = try store.expectSameResults("Word", ObjectPredicate(format: "text <\(suffix) %@", pair.argument), expected: nil)
+            let greater = try store.expectSameResults("Word", ObjectPredicate(format: "text >\(suffix) %@", pair.argument), expected: nil)
             if equal { #expect(!store.labels(less + greater).contains(pair.stored), "<\(suffix) / >\(suffix)") }
         }
         // MATCHES: [c] is the regex's case-insensitivity, [d] strips diacritics first.
-        try store.expectSameResults("Word", TrovePredicate(format: "text MATCHES[cd] %@", NSRegularExpression.escapedPattern(for: pair.argument)),
+        try store.expectSameResults("Word", ObjectPredicate(format: "text MATCHES[cd] %@", NSRegularExpression.escapedPattern(for: pair.argument)),
                                     expected: nil)
     }
 }

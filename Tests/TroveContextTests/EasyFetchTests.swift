@@ -47,9 +47,9 @@ import TroveTesting
     }
 
     @Test func badInputIsAnErrorWithItsPlace() throws {
-        let error = try #require(throws: Trove.PredicateError.self) { try context.fetch("Photo", where: "views >") }
+        let error = try #require(throws: Trove.ObjectPredicateError.self) { try context.fetch("Photo", where: "views >") }
         #expect(error.description.contains("^"))
-        #expect(throws: Trove.PredicateError.self) { try context.fetch("Photo", sortedBy: "-nope") }
+        #expect(throws: Trove.ObjectPredicateError.self) { try context.fetch("Photo", sortedBy: "-nope") }
         #expect(throws: (any Error).self) { try context.fetchCount("Nothing") }
     }
 }
@@ -77,7 +77,7 @@ import TroveTesting
         let fresh = Container(store: store).newBackgroundContext()
         recorder.reset()
         var request = FetchRequest(entityName: "Album")
-        request.sortDescriptors = [SortDescriptor("title")]
+        request.sortDescriptors = [SortKey("title")]
         let rows = try fresh.fetchDictionaries(request, keyPaths: ["title", "owner.name", "owner.tags.name", "owner.spouse.name"])
         #expect(rows.count == 2)
         #expect(rows[0]["title"] == .one("Ann's") && rows[0]["owner.name"] == .one("Ann"))
@@ -88,7 +88,7 @@ import TroveTesting
 
         let album = try #require(try fresh.fetchFirst("Album", whereKey: "title", equals: "Bob's"))
         #expect(try album.value(atKeyPath: "owner.name") == .one("Bob"))
-        #expect(throws: Trove.PredicateError.self) { try album.value(atKeyPath: "owner") }
-        #expect(throws: Trove.PredicateError.self) { try fresh.fetchDictionaries(request, keyPaths: ["ownr.name"]) }
+        #expect(throws: Trove.ObjectPredicateError.self) { try album.value(atKeyPath: "owner") }
+        #expect(throws: Trove.ObjectPredicateError.self) { try fresh.fetchDictionaries(request, keyPaths: ["ownr.name"]) }
     }
 }

@@ -36,8 +36,8 @@ import TroveTesting
     func request(_ entity: String, _ format: String? = nil, _ arguments: any PredicateArgument...,
                  sort: String? = nil) throws -> FetchRequest {
         var request = FetchRequest(entityName: entity)
-        request.predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
-        request.sortDescriptors = try sort.map { try SortDescriptor.parse($0) } ?? []
+        request.predicate = try format.map { try ObjectPredicate(format: $0, arguments: arguments) }
+        request.sortDescriptors = try sort.map { try SortKey.parse($0) } ?? []
         return request
     }
 
@@ -145,7 +145,7 @@ import TroveTesting
     @Test func fetchErrorsNameTheProblem() throws {
         let unknownEntity = try #require(throws: StoreError.self) { try context.fetch(FetchRequest(entityName: "Nope")) }
         #expect(unknownEntity.message.contains("Photographer, Photo"))
-        let unknownKey = try #require(throws: Trove.PredicateError.self) { try context.fetch(request("Photo", "veiws > 3")) }
+        let unknownKey = try #require(throws: Trove.ObjectPredicateError.self) { try context.fetch(request("Photo", "veiws > 3")) }
         #expect(unknownKey.description.contains("views"))
         var badPrefetch = try request("Photo")
         badPrefetch.relationshipKeyPathsForPrefetching = ["owner"]

@@ -74,8 +74,8 @@ import TroveTesting
         #expect(try context.fetchCount("Photo", where: "ANY tags.name IN %@", ["sea", "sky"]) == 1)
         #expect(try context.exists("Photo", where: "title CONTAINS[cd] %@", "cafe"))
         var request = FetchRequest(entityName: "Photo")
-        request.predicate = try Predicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 1")
-        request.sortDescriptors = [SortDescriptor("uploadDate", ascending: false)]
+        request.predicate = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 1")
+        request.sortDescriptors = [SortKey("uploadDate", ascending: false)]
         request.fetchLimit = 20
         request.fetchBatchSize = 500
         request.relationshipKeyPathsForPrefetching = ["whoTook"]

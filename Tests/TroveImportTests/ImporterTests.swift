@@ -191,7 +191,7 @@ import TroveTesting
 
     @Test func syncScopeDeletesWhatThePayloadNoLongerHas() throws {
         _ = try run(#"[{"id": 1, "views": 1}, {"id": 2, "views": 1}, {"id": 3, "views": 9}]"#)
-        let scope = try Predicate(format: "views < %d", 5)
+        let scope = try ObjectPredicate(format: "views < %d", 5)
         let report = try run(#"[{"id": 1, "views": 1}]"#, options: ImportOptions(syncScope: scope))
         #expect(report.entities["Photo"]?.deleted == 1)
         #expect(try context.fetch("Photo", sortedBy: "id").map { try $0.value(forKey: "id", as: Int.self) } == [1, 3])

@@ -198,7 +198,7 @@ import TroveTesting
     @Test func aSyncScopeStartsOverAndWritesNoCheckpoint() throws {
         let url = try file("photos.json", photos(25))
         var options = ImportOptions(batchSize: 10)
-        options.syncScope = try Trove.Predicate(format: "views > %d", 0)
+        options.syncScope = try ObjectPredicate(format: "views > %d", 0)
         var saved: [ImportCheckpoint?] = []
         let report = try Importer(context: context, options: options).importStream(
             .file(url), into: "Photo", format: .json(root: "photos.photo"), progress: { _ in saved.append(try? self.checkpoint()) })

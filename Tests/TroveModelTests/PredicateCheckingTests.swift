@@ -43,7 +43,7 @@ struct PredicateCheckingTests {
 
     @Test(arguments: [
         // types
-        ("title = 3", PredicateError.Code.typeMismatch, "compares string attribute 'title' with an integer (== 3)"),
+        ("title = 3", ObjectPredicateError.Code.typeMismatch, "compares string attribute 'title' with an integer (== 3)"),
         ("views = %@", .typeMismatch, "compares integer64 attribute 'views' with a string (== \"3\")"),
         ("views = TRUE", .typeMismatch, "compares integer64 attribute 'views' with a boolean (== true)"),
         ("viewed > 'yesterday'", .typeMismatch, "compares date attribute 'viewed' with a string that is not an ISO 8601 date such as \"2011-07-23T22:30:40Z\" (> \"yesterday\")"),
@@ -80,7 +80,7 @@ struct PredicateCheckingTests {
         ("title = $TITLE", .unboundVariable, "$TITLE is not bound: call substituting([\"TITLE\": value]) before checking"),
         ("views IN {1, $X}", .unboundVariable, "$X is not bound: call substituting([\"X\": value]) before checking"),
     ])
-    func checkErrors(format: String, code: PredicateError.Code, message: String) throws {
+    func checkErrors(format: String, code: ObjectPredicateError.Code, message: String) throws {
         let error = try #require(format.contains("%@") ? checkError(format, "3") : checkError(format))
         #expect(error.code == code)
         #expect(error.message == message)
@@ -90,7 +90,7 @@ struct PredicateCheckingTests {
 
     @Test func constantsAreTypedAsTheirAttribute() throws {
         let photo = try PhotoModel.entity("Photo"), model = try PhotoModel.model()
-        let checked = try Predicate(format: "score > 3 AND views > 2.0 AND views < 2.5 AND viewed > '2011-07-23' AND price > 1 AND isPublic = 1 AND grade = 'A'")
+        let checked = try ObjectPredicate(format: "score > 3 AND views > 2.0 AND views < 2.5 AND viewed > '2011-07-23' AND price > 1 AND isPublic = 1 AND grade = 'A'")
             .checked(for: photo, in: model)
         guard case .and(let parts) = checked.root else {
             Issue.record("expected AND, got \(checked.root)")
@@ -105,7 +105,7 @@ struct PredicateCheckingTests {
 
     @Test func resolvedKeyPathsCarryPositions() throws {
         let photographer = try PhotoModel.entity("Photographer"), model = try PhotoModel.model()
-        let checked = try Predicate(format: "ANY photos.whoTook.name = 'x'").checked(for: photographer, in: model)
+        let checked = try ObjectPredicate(format: "ANY photos.whoTook.name = 'x'").checked(for: photographer, in: model)
         guard case .comparison(let comparison) = checked.root, case .keyPath(let path) = comparison.left else {
             Issue.record("unexpected \(checked.root)")
             return

@@ -138,7 +138,7 @@ struct PredicateEvaluationTests {
     }
 
     @Test func variablesSubstituted() throws {
-        let template = try Predicate(format: "views > $MIN AND whoTook.name IN $NAMES")
+        let template = try ObjectPredicate(format: "views > $MIN AND whoTook.name IN $NAMES")
         let checked = try template.substituting(["MIN": 6, "NAMES": ["Ada Lovelace", "Grace Hopper"]])
             .checked(for: try PhotoModel.entity("Photo"), in: try PhotoModel.model())
         #expect(library.photos.filter { checked.evaluate(with: $0) }.map(\.id) == ["p1", "p2", "p4"])
@@ -168,7 +168,7 @@ struct PredicateEvaluationTests {
         let photo = try PhotoModel.entity("Photo"), model = try PhotoModel.model()
         for format in ["title = %@", "title ==[cd] %@", "title LIKE %@", "title BEGINSWITH %@", "title IN %@"] {
             let argument: any PredicateArgument = format.hasSuffix("IN %@") ? [hostile] : hostile
-            let checked = try Predicate(format: format, argument).checked(for: photo, in: model)
+            let checked = try ObjectPredicate(format: format, argument).checked(for: photo, in: model)
             let literalPattern = format.contains("LIKE") && (hostile.contains("*") || hostile.contains("?") || hostile.contains("\\"))
             if !literalPattern {
                 #expect(checked.evaluate(with: target), "\(format)")
@@ -177,9 +177,9 @@ struct PredicateEvaluationTests {
                 #expect(!checked.evaluate(with: other), "\(format)")
             }
         }
-        let contains = try Predicate(format: "title CONTAINS %@", hostile).checked(for: photo, in: model)
+        let contains = try ObjectPredicate(format: "title CONTAINS %@", hostile).checked(for: photo, in: model)
         #expect(contains.evaluate(with: target) && contains.evaluate(with: other))
-        #expect(try !Predicate(format: "title CONTAINS %@", hostile + "!").checked(for: photo, in: model).evaluate(with: target))
+        #expect(try !ObjectPredicate(format: "title CONTAINS %@", hostile + "!").checked(for: photo, in: model).evaluate(with: target))
     }
 
     @Test func wrongShapedSubjectsReadAsNil() throws {
@@ -189,7 +189,7 @@ struct PredicateEvaluationTests {
         }
         let photographer = try PhotoModel.entity("Photographer"), model = try PhotoModel.model()
         for format in ["ANY photos.views > 1", "photos.@count = 0", "mentor = nil", "mentor.name = nil", "name = 'x'"] {
-            let checked = try Predicate(format: format).checked(for: photographer, in: model)
+            let checked = try ObjectPredicate(format: format).checked(for: photographer, in: model)
             #expect(checked.evaluate(with: Confused()) == (format != "ANY photos.views > 1"), "\(format)")
         }
     }

@@ -79,14 +79,14 @@ struct PredicateParserTests {
         ("ÉtéTitre = 'x'", #"ÉtéTitre == "x""#),
     ])
     func canonicalDescription(format: String, expected: String) throws {
-        let predicate = try Predicate(format: format)
+        let predicate = try ObjectPredicate(format: format)
         #expect(predicate.description == expected)
         // The description parses back to the same tree.
-        #expect(try Predicate(format: predicate.description) == predicate)
+        #expect(try ObjectPredicate(format: predicate.description) == predicate)
     }
 
     @Test func precedenceShapesTheTree() throws {
-        let predicate = try Predicate(format: "NOT a = 1 AND b = 2 OR c = 3")
+        let predicate = try ObjectPredicate(format: "NOT a = 1 AND b = 2 OR c = 3")
         guard case .or(let parts) = predicate.root, parts.count == 2,
               case .and(let conjuncts) = parts[0], conjuncts.count == 2,
               case .not(.comparison) = conjuncts[0] else {
@@ -96,26 +96,26 @@ struct PredicateParserTests {
     }
 
     @Test func comparisonTree() throws {
-        let predicate = try Predicate(format: "ANY photos.title CONTAINS[cd] %@", "sun")
-        let expected = Predicate.Comparison(
+        let predicate = try ObjectPredicate(format: "ANY photos.title CONTAINS[cd] %@", "sun")
+        let expected = ObjectPredicate.Comparison(
             .keyPath(.init(["photos", "title"])), .contains, .value("sun"),
             modifier: .any, options: [.caseInsensitive, .diacriticInsensitive])
         #expect(predicate.root == .comparison(expected))
     }
 
     @Test func aggregateAndSubqueryTrees() throws {
-        let average = try Predicate(format: "photos.@avg.views > 10")
+        let average = try ObjectPredicate(format: "photos.@avg.views > 10")
         #expect(average.root == .comparison(.init(
             .aggregate(.avg, of: .keyPath(.init(["photos"])), key: ["views"]), .greater, .value(10))))
-        let subquery = try Predicate(format: "SUBQUERY(photos, $p, $p.views > 10).@count > 0")
-        let inner = Predicate.Node.comparison(.init(.keyPath(.init(["views"], variable: "p")), .greater, .value(10)))
+        let subquery = try ObjectPredicate(format: "SUBQUERY(photos, $p, $p.views > 10).@count > 0")
+        let inner = ObjectPredicate.Node.comparison(.init(.keyPath(.init(["views"], variable: "p")), .greater, .value(10)))
         #expect(subquery.root == .comparison(.init(
             .aggregate(.count, of: .subquery(collection: .init(["photos"]), variable: "p", predicate: inner), key: []),
             .greater, .value(0))))
     }
 
     @Test func decimalsStayExact() throws {
-        let predicate = try Predicate(format: "price = 0.1")
+        let predicate = try ObjectPredicate(format: "price = 0.1")
         #expect(predicate.root == .comparison(.init(.keyPath(.init(["price"])), .equal,
                                                     .value(.decimal(Decimal(string: "0.1")!)))))
     }
@@ -125,7 +125,7 @@ struct PredicateParserTests {
     @Test func formatArguments() throws {
         let date = Date(timeIntervalSinceReferenceDate: 12345.5)
         let id = UUID()
-        let predicate = try Predicate(
+        let predicate = try ObjectPredicate(
             format: "a = %@ AND b = %d AND c = %ld AND d = %f AND e = %s AND %K = %i AND g > %@ AND h = %@ AND i IN %@ AND j = %@",
             "x", 3, Int64(4), 2.5, "y", "whoTook.name", 7, date, id, ["p", "q"], Optional<String>.none)
         #expect(predicate.description == """
@@ -135,21 +135,21 @@ struct PredicateParserTests {
     }
 
     @Test func keyPathArgumentMayBeAReservedWordOrAnAggregate() throws {
-        #expect(try Predicate(format: "%K = 1", "first").description == "#first == 1")
-        #expect(try Predicate(format: "%K > 2", "photos.@count").description == "photos.@count > 2")
-        #expect(try Predicate(format: "whoTook.%K = 'x'", "name").description == #"whoTook.name == "x""#)
+        #expect(try ObjectPredicate(format: "%K = 1", "first").description == "#first == 1")
+        #expect(try ObjectPredicate(format: "%K > 2", "photos.@count").description == "photos.@count > 2")
+        #expect(try ObjectPredicate(format: "whoTook.%K = 'x'", "name").description == #"whoTook.name == "x""#)
     }
 
     @Test func hostileStringArgumentsStayValues() throws {
         for hostile in ["'; DROP TABLE Photo; --", "%@", "%K", "\"", "\\", "\u{0}", "a_b%c", "👩‍👩‍👧", String(repeating: "x'\"", count: 4000)] {
-            let predicate = try Predicate(format: "title = %@", hostile)
+            let predicate = try ObjectPredicate(format: "title = %@", hostile)
             #expect(predicate.root == .comparison(.init(.keyPath(.init(["title"])), .equal, .value(.string(hostile)))))
-            #expect(try Predicate(format: predicate.description) == predicate)
+            #expect(try ObjectPredicate(format: predicate.description) == predicate)
         }
     }
 
     @Test func substitutingVariables() throws {
-        let template = try Predicate(format: "title = $TITLE AND views IN $VIEWS AND SUBQUERY(photos, $p, $p.views > $MIN).@count > 0")
+        let template = try ObjectPredicate(format: "title = $TITLE AND views IN $VIEWS AND SUBQUERY(photos, $p, $p.views > $MIN).@count > 0")
         #expect(template.variableNames == ["TITLE", "VIEWS", "MIN"])
         let bound = template.substituting(["TITLE": "Sun", "VIEWS": [1, 2], "MIN": 5, "UNUSED": true])
         #expect(bound.variableNames.isEmpty)

@@ -5,7 +5,7 @@ import TroveModel
 /// Syntax and argument errors: message, column, and the caret drawn under the predicate.
 struct PredicateSyntaxErrorTests {
     @Test func caretUnderTheColumn() {
-        let error = #expect(throws: PredicateError.self) { try Predicate(format: "title = AND views > 3") }
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: "title = AND views > 3") }
         #expect(error?.code == .syntax)
         #expect(error?.column == 9)
         #expect(error?.description == """
@@ -54,7 +54,7 @@ struct PredicateSyntaxErrorTests {
         ("when = CAST('x', 'NSString')", 8, "CAST supports only CAST(<seconds since 2001-01-01>, \"NSDate\")"),
     ])
     func syntaxErrors(format: String, column: Int, message: String) {
-        let error = #expect(throws: PredicateError.self) { try Predicate(format: format) }
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format) }
         #expect(error?.code == .syntax)
         #expect(error?.message == message)
         #expect(error?.column == column)
@@ -62,7 +62,7 @@ struct PredicateSyntaxErrorTests {
     }
 
     @Test func caretCountsCharactersOfTheTextBeforeIt() {
-        let error = #expect(throws: PredicateError.self) { try Predicate(format: "titre = \"é\u{301}\" ~") }
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: "titre = \"é\u{301}\" ~") }
         #expect(error?.column == 14)
         #expect(error?.description.hasSuffix("\n  titre = \"é\u{301}\" ~\n              ^") == true)
     }
@@ -77,7 +77,7 @@ struct PredicateSyntaxErrorTests {
         ("%K = 1", ["a..b"], 1, "the %K argument \"a..b\" is not a key path"),
     ] as [(String, [any PredicateArgument], Int?, String)])
     func argumentErrors(format: String, arguments: [any PredicateArgument], column: Int?, message: String) {
-        let error = #expect(throws: PredicateError.self) { try Predicate(format: format, arguments: arguments) }
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format, arguments: arguments) }
         #expect(error?.code == .argument)
         #expect(error?.message == message)
         #expect(error?.column == column)
@@ -86,10 +86,10 @@ struct PredicateSyntaxErrorTests {
     @Test(arguments: [("", "("), ("", "NOT "), ("", "!"), ("a IN ", "{"), ("", "SUBQUERY(p, $p, ")])
     func deepNestingIsAnErrorNotAStackOverflow(prefix: String, opener: String) {
         let format = prefix + String(repeating: opener, count: 100_000) + "a = 1"
-        let error = #expect(throws: PredicateError.self) { try Predicate(format: format) }
+        let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format) }
         #expect(error?.message == "the predicate nests deeper than 100 levels")
         let fine = String(repeating: "(", count: 99) + "a = 1" + String(repeating: ")", count: 99)
-        #expect(throws: Never.self) { try Predicate(format: fine) }
+        #expect(throws: Never.self) { try ObjectPredicate(format: fine) }
     }
 
     /// Garbage never crashes: every prefix of some predicates, and random bytes, parse or throw.
@@ -102,7 +102,7 @@ struct PredicateSyntaxErrorTests {
             var prefix = ""
             for character in sample {
                 prefix.append(character)
-                _ = try? Predicate(format: prefix, "title", [1, 2])
+                _ = try? ObjectPredicate(format: prefix, "title", [1, 2])
             }
         }
         var generator = SystemRandomNumberGenerator()
@@ -110,7 +110,7 @@ struct PredicateSyntaxErrorTests {
         for _ in 0..<2000 {
             let length = Int.random(in: 0..<40, using: &generator)
             let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator) ?? "a" })
-            _ = try? Predicate(format: text, "x")
+            _ = try? ObjectPredicate(format: text, "x")
         }
     }
 }

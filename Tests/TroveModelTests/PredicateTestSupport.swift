@@ -2,12 +2,6 @@ import Foundation
 import Testing
 import TroveModel
 
-// Foundation declares `Predicate`, `PredicateError` and `SortDescriptor` too; in a module that
-// imports both, a type name needs the module's. One alias per module settles it.
-typealias Predicate = TroveModel.Predicate
-typealias PredicateError = TroveModel.PredicateError
-typealias SortDescriptor = TroveModel.SortDescriptor
-
 /// The lecture's Photographer/Photo model, with an attribute of every comparable type.
 enum PhotoModel {
     private static let built = Result { () throws(ModelError) -> Model in
@@ -120,7 +114,7 @@ struct PhotoLibrary {
 
     /// The ids of the objects of `entityName` matching the predicate, sorted.
     func ids(_ entityName: String, _ format: String, _ arguments: any PredicateArgument...) throws -> [String] {
-        let checked = try Predicate(format: format, arguments: arguments)
+        let checked = try ObjectPredicate(format: format, arguments: arguments)
             .checked(for: try PhotoModel.entity(entityName), in: try PhotoModel.model())
         let objects = entityName == "Photo" ? photos : photographers
         return objects.filter { checked.evaluate(with: $0) }.map(\.id).sorted()
@@ -128,12 +122,12 @@ struct PhotoLibrary {
 }
 
 /// Checks `format` against `entityName`; the error it throws, or `nil`.
-func checkError(_ format: String, _ arguments: any PredicateArgument..., entity entityName: String = "Photo") -> PredicateError? {
+func checkError(_ format: String, _ arguments: any PredicateArgument..., entity entityName: String = "Photo") -> ObjectPredicateError? {
     do {
-        _ = try Predicate(format: format, arguments: arguments)
+        _ = try ObjectPredicate(format: format, arguments: arguments)
             .checked(for: try PhotoModel.entity(entityName), in: try PhotoModel.model())
         return nil
-    } catch let error as PredicateError {
+    } catch let error as ObjectPredicateError {
         return error
     } catch {
         Issue.record("unexpected error \(error)")

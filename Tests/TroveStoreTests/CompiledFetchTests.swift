@@ -19,8 +19,8 @@ import TroveTesting
     }
 
     func query() throws -> StoreQuery {
-        var request = FetchRequest(entityName: "Photo", predicate: try Predicate(format: "views > %d", 15),
-                                   sortDescriptors: [SortDescriptor("views", ascending: false)])
+        var request = FetchRequest(entityName: "Photo", predicate: try ObjectPredicate(format: "views > %d", 15),
+                                   sortDescriptors: [SortKey("views", ascending: false)])
         request.fetchLimit = 2
         return try StoreQuery(request, model: store.model)
     }

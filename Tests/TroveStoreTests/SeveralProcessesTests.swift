@@ -52,7 +52,7 @@ import TroveTesting
             #expect(try first.count(of: "Photographer") == 2 * round + 2)
         }
         // An update of a row the other store wrote goes through its version check.
-        let row = try #require(try first.fetch(StoreQuery(FetchRequest(entityName: "Photographer", predicate: try Predicate(format: "id == 'b3'")), model: model)).first)
+        let row = try #require(try first.fetch(StoreQuery(FetchRequest(entityName: "Photographer", predicate: try ObjectPredicate(format: "id == 'b3'")), model: model)).first)
         _ = try first.save(ChangeSet(updates: [.init(objectID: row.objectID, expectedVersion: row.version, changes: [1: "renamed"])]))
         let stale = ChangeSet(updates: [.init(objectID: row.objectID, expectedVersion: row.version, changes: [1: "again"])])
         #expect(throws: ConflictError.self) { try second.save(stale) }

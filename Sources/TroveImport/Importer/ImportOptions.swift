@@ -11,14 +11,14 @@ public struct ImportOptions: Sendable {
     public var strict: Bool
     /// When set, objects of the imported entity that match this predicate and were not in the
     /// payload are deleted after the import; nothing is deleted if any record was rejected.
-    public var syncScope: Predicate?
+    public var syncScope: ObjectPredicate?
     /// The value transformers the model's `transformer` keys name.
     public var transformers: ValueTransformerRegistry
     /// Code that runs per record, per object and per key.
     public var hooks: ImportHooks
 
     /// Creates options.
-    public init(batchSize: Int = 1000, strict: Bool = false, syncScope: Predicate? = nil,
+    public init(batchSize: Int = 1000, strict: Bool = false, syncScope: ObjectPredicate? = nil,
                 transformers: ValueTransformerRegistry = .standard, hooks: ImportHooks = ImportHooks()) {
         self.batchSize = batchSize
         self.strict = strict

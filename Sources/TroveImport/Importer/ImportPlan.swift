@@ -121,7 +121,7 @@ struct KeyLookup {
 
     /// Selects the objects that hold any of the keys (for a find that registers objects; rows
     /// are found by their keys alone).
-    var predicate: TroveModel.Predicate { Self.predicate(matching: keys, of: entity) }
+    var predicate: ObjectPredicate { Self.predicate(matching: keys, of: entity) }
 
     /// The lookups of some plans' objects and references, in a stable order (so that batches
     /// lock rows in the same order).
@@ -152,19 +152,19 @@ struct KeyLookup {
     /// A predicate selecting the objects that hold any of `keys` (all of one group); the
     /// attributes are named as in `entity`. Built as a tree: a format string of a thousand
     /// arguments would cost more to parse than the query costs to run.
-    private static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) -> TroveModel.Predicate {
-        guard let sample = keys.first else { return TroveModel.Predicate(root: .constant(false), format: nil) }
-        let names = sample.attributes.map { TroveModel.Predicate.KeyPath([entity.attributes[$0].name]) }
+    private static func predicate(matching keys: Set<UniqueKey>, of entity: Entity) -> ObjectPredicate {
+        guard let sample = keys.first else { return ObjectPredicate(root: .constant(false), format: nil) }
+        let names = sample.attributes.map { ObjectPredicate.KeyPath([entity.attributes[$0].name]) }
         if names.count == 1 {
-            let values = keys.map { TroveModel.Predicate.Expression.value($0.values[0]) }
-            return TroveModel.Predicate(root: .comparison(.init(.keyPath(names[0]), .in, .list(values))), format: nil)
+            let values = keys.map { ObjectPredicate.Expression.value($0.values[0]) }
+            return ObjectPredicate(root: .comparison(.init(.keyPath(names[0]), .in, .list(values))), format: nil)
         }
         let matches = keys.map { key in
-            TroveModel.Predicate.Node.and(zip(names, key.values).map { name, value in
+            ObjectPredicate.Node.and(zip(names, key.values).map { name, value in
                 .comparison(.init(.keyPath(name), .equal, .value(value)))
             })
         }
-        return TroveModel.Predicate(root: .or(matches), format: nil)
+        return ObjectPredicate(root: .or(matches), format: nil)
     }
 }
 

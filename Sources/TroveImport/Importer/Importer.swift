@@ -89,7 +89,7 @@ public final class Importer {
 
     // MARK: Sync scope
 
-    func sync(_ entity: Entity, scope: TroveModel.Predicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
+    func sync(_ entity: Entity, scope: ObjectPredicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
         guard report.rejected.isEmpty else {
             report.syncScopeSkipped = "\(report.rejected.count) record(s) were rejected, so the payload is not the whole truth; nothing was deleted"
             return

@@ -120,7 +120,7 @@ struct PredicateEvaluator {
         }
     }
 
-    private func aggregate(_ function: Predicate.Aggregate, _ elements: [any PredicateSubject], key: ResolvedKeyPath?) -> AttributeValue {
+    private func aggregate(_ function: ObjectPredicate.Aggregate, _ elements: [any PredicateSubject], key: ResolvedKeyPath?) -> AttributeValue {
         guard function != .count, let key else { return .integer(Int64(elements.count)) }
         let values = elements.map { value(of: key, $0) }.filter { !$0.isNull }
         switch function {
@@ -140,7 +140,7 @@ struct PredicateEvaluator {
 
     // MARK: Comparing
 
-    private static func compare(_ left: AttributeValue, _ op: Predicate.Operator, _ right: Evaluated, options: StringOptions) -> Bool {
+    private static func compare(_ left: AttributeValue, _ op: ObjectPredicate.Operator, _ right: Evaluated, options: StringOptions) -> Bool {
         switch (op, right) {
         case (.in, .list(let values)):
             return values.contains { PredicateValueOrder.equal(left, $0, options: options) }

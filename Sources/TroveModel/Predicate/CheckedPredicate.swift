@@ -2,7 +2,7 @@
 /// the attribute it is compared with. What the in-memory evaluator
 /// (``evaluate(with:)``) and the SQL compiler consume.
 ///
-/// Obtain one with ``Predicate/checked(for:in:)``. Meaning, shared by both evaluators:
+/// Obtain one with ``ObjectPredicate/checked(for:in:)``. Meaning, shared by both evaluators:
 /// - `=` and `!=` are null-safe: `x = nil` is true when `x` is nil, `x != 3` is true when `x` is nil.
 /// - Ordering operators, `BETWEEN`, string operators and `MATCHES` are false when either side
 ///   is nil. Logic is two-valued: `NOT (x > 3)` is true when `x` is nil (SQL must write
@@ -18,7 +18,7 @@ public struct CheckedPredicate: Sendable, Hashable {
     /// The checked tree.
     public let root: Node
     /// The predicate as written.
-    public let predicate: Predicate
+    public let predicate: ObjectPredicate
 
     /// A node of a checked predicate.
     public indirect enum Node: Sendable, Hashable {
@@ -35,14 +35,14 @@ public struct CheckedPredicate: Sendable, Hashable {
     }
 
     /// A checked comparison. A key path with a to-many step is only ever the left operand of
-    /// a comparison whose ``modifier`` is not ``Predicate/Modifier/direct``.
+    /// a comparison whose ``modifier`` is not ``ObjectPredicate/Modifier/direct``.
     public struct Comparison: Sendable, Hashable {
         /// How the values of a to-many left key path are quantified.
-        public var modifier: Predicate.Modifier
+        public var modifier: ObjectPredicate.Modifier
         /// The left operand; the only one that may go through a to-many relationship.
         public var left: Operand
         /// The operator.
-        public var op: Predicate.Operator
+        public var op: ObjectPredicate.Operator
         /// `[c]` and `[d]`; only ever set when both operands are strings.
         public var options: StringOptions
         /// For `IN` a ``Operand/list(_:)``; for `BETWEEN` a list of exactly two values.
@@ -60,7 +60,7 @@ public struct CheckedPredicate: Sendable, Hashable {
         case keyPath(ResolvedKeyPath)
         /// A function over a collection; `key` (to-one steps then an attribute) is read from
         /// each element, and is `nil` for `@count`.
-        case aggregate(Predicate.Aggregate, of: Collection, key: ResolvedKeyPath?)
+        case aggregate(ObjectPredicate.Aggregate, of: Collection, key: ResolvedKeyPath?)
     }
 
     /// The elements an aggregate runs over.

@@ -24,7 +24,7 @@ public struct PredicateAccumulator: Sendable {
         case decimal
 
         /// The kind `function` (`@sum` or `@avg`) keeps its total in, for values of `type`.
-        public init(_ function: Predicate.Aggregate, of type: AttributeType?) {
+        public init(_ function: ObjectPredicate.Aggregate, of type: AttributeType?) {
             switch type {
             case .decimal?: self = .decimal
             case .double?, .float?: self = .double
@@ -42,7 +42,7 @@ public struct PredicateAccumulator: Sendable {
     }
 
     /// `@sum` or `@avg`.
-    public let function: Predicate.Aggregate
+    public let function: ObjectPredicate.Aggregate
     /// The kind of number the total is kept in.
     public let kind: Kind
     /// The sum of the values added so far.
@@ -51,12 +51,12 @@ public struct PredicateAccumulator: Sendable {
     public private(set) var count = 0
 
     /// An empty accumulator for `function` (`@sum` or `@avg`) over values of `type`.
-    public init(_ function: Predicate.Aggregate, of type: AttributeType?) {
+    public init(_ function: ObjectPredicate.Aggregate, of type: AttributeType?) {
         self.init(function, kind: Kind(function, of: type))
     }
 
     /// An empty accumulator for `function` keeping its total as `kind`.
-    public init(_ function: Predicate.Aggregate, kind: Kind) {
+    public init(_ function: ObjectPredicate.Aggregate, kind: Kind) {
         self.function = function
         self.kind = kind
         total = kind.zero

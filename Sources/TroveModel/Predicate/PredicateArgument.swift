@@ -18,7 +18,7 @@ public indirect enum PredicateArgumentValue: Sendable, Hashable {
     /// A list, for `IN` and `BETWEEN`.
     case list([PredicateArgumentValue])
 
-    var expression: Predicate.Expression {
+    var expression: ObjectPredicate.Expression {
         switch self {
         case .value(let v): .value(v)
         case .list(let items): .list(items.map(\.expression))

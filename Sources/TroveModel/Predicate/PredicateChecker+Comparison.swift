@@ -1,7 +1,7 @@
 public import Foundation
 
 extension PredicateChecker {
-    mutating func check(_ comparison: Predicate.Comparison, entity: Entity) throws(PredicateError) -> CheckedPredicate.Comparison {
+    mutating func check(_ comparison: ObjectPredicate.Comparison, entity: Entity) throws(ObjectPredicateError) -> CheckedPredicate.Comparison {
         let column = comparison.column
         let op = comparison.op
         var left = try typed(comparison.left, entity: entity, column: column)
@@ -10,23 +10,23 @@ extension PredicateChecker {
 
         switch (comparison.modifier, left.hasToMany) {
         case (.direct, true):
-            throw PredicateError(
+            throw ObjectPredicateError(
                 .keyPath, "\(left.label) goes through a to-many relationship: write ANY, ALL or NONE before it, or use an aggregate such as @count",
                 column: left.column)
         case (let modifier, false) where modifier != .direct:
-            throw PredicateError(.keyPath, "\(modifier.rawValue) needs a key path through a to-many relationship on the left, not \(left.label)", column: left.column)
+            throw ObjectPredicateError(.keyPath, "\(modifier.rawValue) needs a key path through a to-many relationship on the left, not \(left.label)", column: left.column)
         default:
             break
         }
         if right.hasToMany {
-            throw PredicateError(.keyPath, "\(right.label) goes through a to-many relationship: put it on the left, after ANY, ALL or NONE", column: right.column)
+            throw ObjectPredicateError(.keyPath, "\(right.label) goes through a to-many relationship: put it on the left, after ANY, ALL or NONE", column: right.column)
         }
 
         if op.isStringOperator || !comparison.options.isEmpty {
             for side in [left, right] where !isNil(side) {
                 guard side.isStringLike else {
                     let what = op.isStringOperator ? op.rawValue + " applies" : "[c] and [d] apply"
-                    throw PredicateError(.typeMismatch, "\(what) to strings, but \(side.label) is not one", column: side.column)
+                    throw ObjectPredicateError(.typeMismatch, "\(what) to strings, but \(side.label) is not one", column: side.column)
                 }
             }
         }
@@ -34,10 +34,10 @@ extension PredicateChecker {
         case .in, .between:
             guard case .list(let values) = right.kind else {
                 let example = op == .in ? "{1, 2} or an array argument" : "{1, 10}"
-                throw PredicateError(.typeMismatch, "\(op.rawValue) needs a list on the right, such as \(example), not \(right.label)", column: column)
+                throw ObjectPredicateError(.typeMismatch, "\(op.rawValue) needs a list on the right, such as \(example), not \(right.label)", column: column)
             }
             if op == .between, values.count != 2 {
-                throw PredicateError(.typeMismatch, "BETWEEN needs a list of two values, such as {1, 10}, not \(values.count)", column: column)
+                throw ObjectPredicateError(.typeMismatch, "BETWEEN needs a list of two values, such as {1, 10}, not \(values.count)", column: column)
             }
             var normalized: [AttributeValue] = []
             for value in values {
@@ -60,14 +60,14 @@ extension PredicateChecker {
         if case .relationship = left.kind, !(isEquality && isNil(right)) { throw relationshipMisused(left) }
         if case .relationship = right.kind, !(isEquality && isNil(left)) { throw relationshipMisused(right) }
         if op == .matches, case .value(.string(let pattern)) = right.operand, let problem = PredicateText.regexProblem(pattern) {
-            throw PredicateError(.invalidRegex, problem, column: column)
+            throw ObjectPredicateError(.invalidRegex, problem, column: column)
         }
         return CheckedPredicate.Comparison(
             modifier: comparison.modifier, left: left.operand, op: op, options: comparison.options, right: right.operand)
     }
 
-    private func listMisplaced(_ op: Predicate.Operator, column: Int?) -> PredicateError {
-        PredicateError(.typeMismatch, "a list can only follow IN or BETWEEN, not \(op.rawValue)", column: column)
+    private func listMisplaced(_ op: ObjectPredicate.Operator, column: Int?) -> ObjectPredicateError {
+        ObjectPredicateError(.typeMismatch, "a list can only follow IN or BETWEEN, not \(op.rawValue)", column: column)
     }
 
     private func isNil(_ side: Typed) -> Bool {
@@ -75,27 +75,27 @@ extension PredicateChecker {
         return false
     }
 
-    private func relationshipMisused(_ side: Typed) -> PredicateError {
+    private func relationshipMisused(_ side: Typed) -> ObjectPredicateError {
         var example = "its keys"
         if case .keyPath(let path) = side.operand, let relationship = path.steps.last?.relationship {
             example = "\(path).\(firstKey(of: relationship))"
         }
-        return PredicateError(
+        return ObjectPredicateError(
             .typeMismatch, "\(side.label) can only be compared with nil (= nil, != nil); compare one of its keys instead, such as \(example)",
             column: side.column)
     }
 
     /// Two keys (or aggregates) compared with each other must have compatible types.
-    private func requireCompatible(_ left: Typed, _ right: Typed, column: Int?) throws(PredicateError) {
+    private func requireCompatible(_ left: Typed, _ right: Typed, column: Int?) throws(ObjectPredicateError) {
         guard case .typed(let a) = left.kind, case .typed(let b) = right.kind else { return }
         let stringLike: Set<AttributeType> = [.string, .character, .uri]
         if a == b || (a.isNumeric && b.isNumeric) || (stringLike.contains(a) && stringLike.contains(b)) { return }
-        throw PredicateError(.typeMismatch, "compares \(left.label) with \(right.label)", column: column)
+        throw ObjectPredicateError(.typeMismatch, "compares \(left.label) with \(right.label)", column: column)
     }
 
     /// `value` as the type of `key`, or an error naming both. A constant against a constant
     /// or a relationship stays as it is (a relationship takes only nil, checked by the caller).
-    private func coerce(_ value: AttributeValue, toMatch key: Typed, op: String, column: Int?) throws(PredicateError) -> AttributeValue {
+    private func coerce(_ value: AttributeValue, toMatch key: Typed, op: String, column: Int?) throws(ObjectPredicateError) -> AttributeValue {
         guard case .typed(let type) = key.kind else { return value }
         if let coerced = Self.coerce(value, to: type) { return coerced }
         var reason = ""
@@ -108,7 +108,7 @@ extension PredicateChecker {
             default: break
             }
         }
-        throw PredicateError(.typeMismatch, "compares \(key.label) with \(value.kindWithArticle)\(reason) (\(op) \(value))", column: column)
+        throw ObjectPredicateError(.typeMismatch, "compares \(key.label) with \(value.kindWithArticle)\(reason) (\(op) \(value))", column: column)
     }
 
     /// The value as an attribute of `type` compares it, or `nil` when it cannot be.

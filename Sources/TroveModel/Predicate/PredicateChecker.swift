@@ -1,6 +1,6 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Checks this predicate against `entity`: resolves key paths, types constants, and reports
     /// the first problem with its column.
     ///
@@ -10,10 +10,10 @@ extension Predicate {
     /// fractional seconds) is read as a date for a date attribute, a UUID string as a UUID, a
     /// URL string as a URI, a one-character string as a character, 0 and 1 as booleans.
     /// String operators and `[c]`/`[d]` need string, character or URI operands.
-    /// - Throws: ``PredicateError`` (``PredicateError/Code/unknownKey`` with suggestions,
-    ///   ``PredicateError/Code/keyPath``, ``PredicateError/Code/typeMismatch``,
-    ///   ``PredicateError/Code/unboundVariable``, ``PredicateError/Code/invalidRegex``).
-    public func checked(for entity: Entity, in model: Model) throws(PredicateError) -> CheckedPredicate {
+    /// - Throws: ``ObjectPredicateError`` (``ObjectPredicateError/Code/unknownKey`` with suggestions,
+    ///   ``ObjectPredicateError/Code/keyPath``, ``ObjectPredicateError/Code/typeMismatch``,
+    ///   ``ObjectPredicateError/Code/unboundVariable``, ``ObjectPredicateError/Code/invalidRegex``).
+    public func checked(for entity: Entity, in model: Model) throws(ObjectPredicateError) -> CheckedPredicate {
         do {
             var checker = PredicateChecker(model: model)
             let root = try checker.check(self.root, entity: entity)
@@ -33,7 +33,7 @@ struct PredicateChecker {
         self.model = model
     }
 
-    mutating func check(_ node: Predicate.Node, entity: Entity) throws(PredicateError) -> CheckedPredicate.Node {
+    mutating func check(_ node: ObjectPredicate.Node, entity: Entity) throws(ObjectPredicateError) -> CheckedPredicate.Node {
         switch node {
         case .constant(let value):
             return .constant(value)
@@ -55,22 +55,22 @@ struct PredicateChecker {
     // MARK: Key paths
 
     /// Resolves every key of `path`, starting at its variable's entity or at `entity`.
-    func resolve(_ path: Predicate.KeyPath, from entity: Entity) throws(PredicateError) -> ResolvedKeyPath {
+    func resolve(_ path: ObjectPredicate.KeyPath, from entity: Entity) throws(ObjectPredicateError) -> ResolvedKeyPath {
         var current = entity
         if let variable = path.variable {
             guard let bound = scope[variable] else {
-                throw PredicateError(.keyPath, "$\(variable) is not a SUBQUERY variable in reach", column: path.column)
+                throw ObjectPredicateError(.keyPath, "$\(variable) is not a SUBQUERY variable in reach", column: path.column)
             }
             current = bound
         }
         guard !path.keys.isEmpty else {
-            throw PredicateError(.keyPath, "compare a key of $\(path.variable ?? ""), such as $\(path.variable ?? "").name", column: path.column)
+            throw ObjectPredicateError(.keyPath, "compare a key of $\(path.variable ?? ""), such as $\(path.variable ?? "").name", column: path.column)
         }
         let start = current
         var steps: [ResolvedKeyPath.Step] = []
         for key in path.keys {
             if let previous = steps.last, let attribute = previous.attribute {
-                throw PredicateError(
+                throw ObjectPredicateError(
                     .keyPath, "'\(attribute.name)' is \(attribute.type.withArticle) attribute of \(previous.entityName) and has no key '\(key)'",
                     column: path.column)
             }
@@ -80,7 +80,7 @@ struct PredicateChecker {
             } else if let index = current.relationshipIndex(named: key) {
                 let relationship = current.relationships[index]
                 guard let destination = model.entity(named: relationship.destination) else {
-                    throw PredicateError(.keyPath, "relationship '\(key)' of \(current.name) leads to \(relationship.destination), which the model lacks", column: path.column)
+                    throw ObjectPredicateError(.keyPath, "relationship '\(key)' of \(current.name) leads to \(relationship.destination), which the model lacks", column: path.column)
                 }
                 let kind: ResolvedKeyPath.Step.Kind = relationship.isToMany ? .toMany(relationship) : .toOne(relationship)
                 steps.append(.init(kind: kind, key: PredicateKey(name: key, index: index, isRelationship: true), entityName: current.name))
@@ -89,13 +89,13 @@ struct PredicateChecker {
                 let candidates = current.attributes.map(\.name) + current.relationships.map(\.name)
                 let hint = KeySuggestion.hint(for: key, among: candidates)
                 let place = path.keys.count > 1 || path.variable != nil ? " (in '\(path)')" : ""
-                throw PredicateError(.unknownKey, "\(current.name) has no key '\(key)'\(place); \(hint.text)",
+                throw ObjectPredicateError(.unknownKey, "\(current.name) has no key '\(key)'\(place); \(hint.text)",
                                      column: path.column, suggestions: hint.suggestions)
             }
         }
         let toManyCount = steps.count { $0.isToMany }
         if toManyCount > 1 {
-            throw PredicateError(.keyPath, "'\(path)' goes through more than one to-many relationship; use a SUBQUERY", column: path.column)
+            throw ObjectPredicateError(.keyPath, "'\(path)' goes through more than one to-many relationship; use a SUBQUERY", column: path.column)
         }
         return ResolvedKeyPath(variable: path.variable, entityName: start.name, steps: steps)
     }
@@ -121,7 +121,7 @@ struct PredicateChecker {
         var column: Int?
     }
 
-    mutating func typed(_ expression: Predicate.Expression, entity: Entity, column: Int?) throws(PredicateError) -> Typed {
+    mutating func typed(_ expression: ObjectPredicate.Expression, entity: Entity, column: Int?) throws(ObjectPredicateError) -> Typed {
         switch expression {
         case .value(let value):
             return Typed(operand: .value(value), kind: .constant(value), label: value.kindWithArticle, column: column)
@@ -131,7 +131,7 @@ struct PredicateChecker {
                 switch item {
                 case .value(let value): values.append(value)
                 case .variable(let name): throw unbound(name, column: column)
-                default: throw PredicateError(.typeMismatch, "a list may hold only values, not \(item)", column: column)
+                default: throw ObjectPredicateError(.typeMismatch, "a list may hold only values, not \(item)", column: column)
                 }
             }
             return Typed(operand: .list(values), kind: .list(values), label: "a list", column: column)
@@ -140,7 +140,7 @@ struct PredicateChecker {
         case .keyPath(let path):
             let resolved = try resolve(path, from: entity)
             let hasToMany = resolved.toManyStepIndex != nil
-            guard let last = resolved.steps.last else { throw PredicateError(.keyPath, "empty key path", column: path.column) }
+            guard let last = resolved.steps.last else { throw ObjectPredicateError(.keyPath, "empty key path", column: path.column) }
             switch last.kind {
             case .attribute(let attribute):
                 return Typed(operand: .keyPath(resolved), kind: .typed(attribute.type),
@@ -149,14 +149,14 @@ struct PredicateChecker {
                 return Typed(operand: .keyPath(resolved), kind: .relationship,
                              label: "relationship '\(resolved)'", hasToMany: hasToMany, column: path.column)
             case .toMany(let relationship):
-                throw PredicateError(
+                throw ObjectPredicateError(
                     .keyPath, "'\(resolved)' is a to-many relationship: compare a key of its objects (ANY \(resolved).\(firstKey(of: relationship)) …) or count them with \(resolved).@count",
                     column: path.column)
             }
         case .aggregate(let function, let source, let key):
             return try aggregate(function, of: source, key: key, entity: entity, column: column)
         case .subquery:
-            throw PredicateError(.keyPath, "a SUBQUERY must be followed by a function such as .@count", column: column)
+            throw ObjectPredicateError(.keyPath, "a SUBQUERY must be followed by a function such as .@count", column: column)
         }
     }
 
@@ -165,13 +165,13 @@ struct PredicateChecker {
         relationship.flatMap { model.entity(named: $0.destination) }?.attributes.first?.name ?? "name"
     }
 
-    private func unbound(_ name: String, column: Int?) -> PredicateError {
-        PredicateError(.unboundVariable, "$\(name) is not bound: call substituting([\"\(name)\": value]) before checking", column: column)
+    private func unbound(_ name: String, column: Int?) -> ObjectPredicateError {
+        ObjectPredicateError(.unboundVariable, "$\(name) is not bound: call substituting([\"\(name)\": value]) before checking", column: column)
     }
 
     private mutating func aggregate(
-        _ function: Predicate.Aggregate, of source: Predicate.Expression, key: [String], entity: Entity, column: Int?
-    ) throws(PredicateError) -> Typed {
+        _ function: ObjectPredicate.Aggregate, of source: ObjectPredicate.Expression, key: [String], entity: Entity, column: Int?
+    ) throws(ObjectPredicateError) -> Typed {
         let collection: CheckedPredicate.Collection
         let element: Entity
         let sourceLabel: String
@@ -189,15 +189,15 @@ struct PredicateChecker {
             scope[variable] = saved
             collection = .subquery(.init(collection: resolved, variable: variable, elementEntityName: element.name, predicate: checked))
         default:
-            throw PredicateError(.keyPath, "\(function.rawValue) must follow a to-many key path or a SUBQUERY", column: column)
+            throw ObjectPredicateError(.keyPath, "\(function.rawValue) must follow a to-many key path or a SUBQUERY", column: column)
         }
         guard function != .count else {
             return Typed(operand: .aggregate(.count, of: collection, key: nil), kind: .typed(.integer64),
                          label: "\(sourceLabel).@count", column: column)
         }
-        let resolvedKey = try resolve(Predicate.KeyPath(key, column: column), from: element)
+        let resolvedKey = try resolve(ObjectPredicate.KeyPath(key, column: column), from: element)
         guard resolvedKey.toManyStepIndex == nil, let attribute = resolvedKey.attribute else {
-            throw PredicateError(.keyPath, "\(function.rawValue) needs a key path to an attribute through to-one relationships, not '\(resolvedKey)'", column: column)
+            throw ObjectPredicateError(.keyPath, "\(function.rawValue) needs a key path to an attribute through to-one relationships, not '\(resolvedKey)'", column: column)
         }
         let label = "\(sourceLabel).\(function.rawValue).\(resolvedKey)"
         let type: AttributeType
@@ -211,16 +211,16 @@ struct PredicateChecker {
         case (.max, let t) where t.isNumeric || t == .date || t == .string:
             type = t.isInteger ? .integer64 : t
         default:
-            throw PredicateError(.typeMismatch, "\(function.rawValue) cannot aggregate \(attribute.type.rawValue) attribute '\(resolvedKey)'", column: column)
+            throw ObjectPredicateError(.typeMismatch, "\(function.rawValue) cannot aggregate \(attribute.type.rawValue) attribute '\(resolvedKey)'", column: column)
         }
         return Typed(operand: .aggregate(function, of: collection, key: resolvedKey), kind: .typed(type), label: label, column: column)
     }
 
     /// The element entity of a key path that must end in its only to-many step.
-    private func toManyEnd(of path: ResolvedKeyPath, function: Predicate.Aggregate, column: Int?) throws(PredicateError) -> (Entity, String) {
+    private func toManyEnd(of path: ResolvedKeyPath, function: ObjectPredicate.Aggregate, column: Int?) throws(ObjectPredicateError) -> (Entity, String) {
         guard let last = path.steps.last, last.isToMany, let relationship = last.relationship,
               let element = model.entity(named: relationship.destination) else {
-            throw PredicateError(.keyPath, "\(function.rawValue) needs a to-many relationship, but '\(path)' is not one", column: column)
+            throw ObjectPredicateError(.keyPath, "\(function.rawValue) needs a to-many relationship, but '\(path)' is not one", column: column)
         }
         return (element, path.description)
     }

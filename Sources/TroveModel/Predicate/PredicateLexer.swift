@@ -46,7 +46,7 @@ struct PredicateLexer {
     }
 
     /// Every token, ending with ``PredicateToken/Kind/end``.
-    static func tokens(of text: String) throws(PredicateError) -> [PredicateToken] {
+    static func tokens(of text: String) throws(ObjectPredicateError) -> [PredicateToken] {
         var lexer = PredicateLexer(text)
         var tokens: [PredicateToken] = []
         while true {
@@ -61,11 +61,11 @@ struct PredicateLexer {
         index + offset < characters.count ? characters[index + offset] : nil
     }
 
-    private func error(_ message: String, at position: Int) -> PredicateError {
-        PredicateError(.syntax, message, column: position + 1)
+    private func error(_ message: String, at position: Int) -> ObjectPredicateError {
+        ObjectPredicateError(.syntax, message, column: position + 1)
     }
 
-    private mutating func next() throws(PredicateError) -> PredicateToken {
+    private mutating func next() throws(ObjectPredicateError) -> PredicateToken {
         while let c = current, c.properties.isWhitespace { index += 1 }
         let start = index
         guard let c = current else { return PredicateToken(kind: .end, column: start + 1, text: "") }
@@ -108,7 +108,7 @@ struct PredicateLexer {
         return name
     }
 
-    private mutating func number() throws(PredicateError) -> String {
+    private mutating func number() throws(ObjectPredicateError) -> String {
         let start = index
         var text = ""
         func isDigit(_ c: Unicode.Scalar?, radix: Int) -> Bool {
@@ -142,7 +142,7 @@ struct PredicateLexer {
         return text
     }
 
-    private mutating func string(quote: Unicode.Scalar) throws(PredicateError) -> String {
+    private mutating func string(quote: Unicode.Scalar) throws(ObjectPredicateError) -> String {
         let start = index
         index += 1
         var value = ""
@@ -171,7 +171,7 @@ struct PredicateLexer {
     }
 
     /// The scalar of `\uXXXX` (the `\u` already read), joining a surrogate pair `\uD83D\uDE00`.
-    private mutating func unicodeEscape(at escapeStart: Int) throws(PredicateError) -> Unicode.Scalar {
+    private mutating func unicodeEscape(at escapeStart: Int) throws(ObjectPredicateError) -> Unicode.Scalar {
         let bad = error("'\\u' must be followed by four hex digits naming a Unicode scalar", at: escapeStart)
         guard let high = hex4() else { throw bad }
         if (0xD800...0xDBFF).contains(high) {
@@ -195,7 +195,7 @@ struct PredicateLexer {
         return value
     }
 
-    private mutating func specifier() throws(PredicateError) -> String {
+    private mutating func specifier() throws(ObjectPredicateError) -> String {
         let start = index
         index += 1
         var letters = ""
@@ -213,7 +213,7 @@ struct PredicateLexer {
         return letters
     }
 
-    private mutating func symbol() throws(PredicateError) -> String {
+    private mutating func symbol() throws(ObjectPredicateError) -> String {
         let start = index
         let c = characters[index]
         let two = peek().map { String(Character(c)) + String(Character($0)) } ?? ""

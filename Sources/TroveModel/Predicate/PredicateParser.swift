@@ -1,24 +1,24 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Parses a predicate in Apple's format-string language, binding format arguments in order.
     ///
     /// ```swift
-    /// try Predicate(format: "name CONTAINS[c] %@ AND ANY photos.views > %d", "ada", 100)
-    /// try Predicate(format: "%K IN %@", "whoTook.name", ["Ada", "Grace"])
+    /// try ObjectPredicate(format: "name CONTAINS[c] %@ AND ANY photos.views > %d", "ada", 100)
+    /// try ObjectPredicate(format: "%K IN %@", "whoTook.name", ["Ada", "Grace"])
     /// ```
     /// `%@` takes any value (an array for `IN`/`BETWEEN`), `%d %i %ld` an integer, `%f` a number,
     /// `%s` a string, `%K` a key path given as a `String`. Keywords are case-insensitive; a key
     /// that is a reserved word is written `#first` or passed with `%K`.
-    /// - Throws: ``PredicateError`` (``PredicateError/Code/syntax`` with the column, or
-    ///   ``PredicateError/Code/argument`` for missing, extra or ill-typed arguments).
-    public init(format: String, _ arguments: any PredicateArgument...) throws(PredicateError) {
+    /// - Throws: ``ObjectPredicateError`` (``ObjectPredicateError/Code/syntax`` with the column, or
+    ///   ``ObjectPredicateError/Code/argument`` for missing, extra or ill-typed arguments).
+    public init(format: String, _ arguments: any PredicateArgument...) throws(ObjectPredicateError) {
         try self.init(format: format, arguments: arguments)
     }
 
     /// Parses a predicate, binding the format arguments of an array (see ``init(format:_:)``).
-    /// - Throws: ``PredicateError``.
-    public init(format: String, arguments: [any PredicateArgument]) throws(PredicateError) {
+    /// - Throws: ``ObjectPredicateError``.
+    public init(format: String, arguments: [any PredicateArgument]) throws(ObjectPredicateError) {
         do {
             var parser = try PredicateParser(format: format, arguments: arguments.map(\.predicateArgumentValue))
             self.init(root: try parser.parse(), format: format)
@@ -39,11 +39,11 @@ struct PredicateParser {
         "TRUEPREDICATE", "FALSEPREDICATE",
     ]
 
-    private static let keywordOperators: [String: Predicate.Operator] = [
+    private static let keywordOperators: [String: ObjectPredicate.Operator] = [
         "BETWEEN": .between, "IN": .in, "CONTAINS": .contains, "BEGINSWITH": .beginsWith,
         "ENDSWITH": .endsWith, "LIKE": .like, "MATCHES": .matches,
     ]
-    private static let symbolOperators: [String: Predicate.Operator] = [
+    private static let symbolOperators: [String: ObjectPredicate.Operator] = [
         "==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual,
     ]
 
@@ -58,12 +58,12 @@ struct PredicateParser {
     private var depth = 0
     static let maximumDepth = 100
 
-    init(format: String, arguments: [PredicateArgumentValue]) throws(PredicateError) {
+    init(format: String, arguments: [PredicateArgumentValue]) throws(ObjectPredicateError) {
         self.tokens = try PredicateLexer.tokens(of: format)
         self.arguments = arguments
     }
 
-    mutating func parse() throws(PredicateError) -> Predicate.Node {
+    mutating func parse() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         if current.kind == .end {
             throw syntax("the predicate is empty (write TRUEPREDICATE to match everything)", at: current)
         }
@@ -72,7 +72,7 @@ struct PredicateParser {
             throw syntax("unexpected '\(current.text)' after a complete condition (join conditions with AND or OR)", at: current)
         }
         guard argumentIndex == arguments.count else {
-            throw PredicateError(.argument, "\(arguments.count) argument\(arguments.count == 1 ? "" : "s") given, but the format uses \(argumentIndex)")
+            throw ObjectPredicateError(.argument, "\(arguments.count) argument\(arguments.count == 1 ? "" : "s") given, but the format uses \(argumentIndex)")
         }
         return node
     }
@@ -87,8 +87,8 @@ struct PredicateParser {
         return token
     }
 
-    private func syntax(_ message: String, at token: PredicateToken) -> PredicateError {
-        PredicateError(.syntax, message, column: token.column)
+    private func syntax(_ message: String, at token: PredicateToken) -> ObjectPredicateError {
+        ObjectPredicateError(.syntax, message, column: token.column)
     }
 
     /// "found 'x'" or "but the predicate ends", for messages.
@@ -96,14 +96,14 @@ struct PredicateParser {
         token.kind == .end ? "but the predicate ends" : "found '\(token.text)'"
     }
 
-    private mutating func expect(_ symbol: String, _ message: @autoclosure () -> String) throws(PredicateError) {
+    private mutating func expect(_ symbol: String, _ message: @autoclosure () -> String) throws(ObjectPredicateError) {
         guard current.isSymbol(symbol) else { throw syntax("\(message()), \(found(current))", at: current) }
         _ = advance()
     }
 
     // MARK: Conditions
 
-    private mutating func orExpression() throws(PredicateError) -> Predicate.Node {
+    private mutating func orExpression() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         var parts = [try andExpression()]
         while current.isKeyword("OR") || current.isSymbol("||") {
             let joiner = advance()
@@ -114,7 +114,7 @@ struct PredicateParser {
         return .or(parts.flatMap { if case .or(let inner) = $0 { inner } else { [$0] } })
     }
 
-    private mutating func andExpression() throws(PredicateError) -> Predicate.Node {
+    private mutating func andExpression() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         var parts = [try notExpression()]
         while current.isKeyword("AND") || current.isSymbol("&&") {
             let joiner = advance()
@@ -126,14 +126,14 @@ struct PredicateParser {
     }
 
     /// Counts one more level of nesting at `token`; pair with `depth -= 1`.
-    private mutating func nest(at token: PredicateToken) throws(PredicateError) {
+    private mutating func nest(at token: PredicateToken) throws(ObjectPredicateError) {
         depth += 1
         guard depth <= Self.maximumDepth else {
             throw syntax("the predicate nests deeper than \(Self.maximumDepth) levels", at: token)
         }
     }
 
-    private mutating func notExpression() throws(PredicateError) -> Predicate.Node {
+    private mutating func notExpression() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         if current.isKeyword("NOT") || current.isSymbol("!") {
             let joiner = advance()
             try requireCondition(after: joiner)
@@ -144,12 +144,12 @@ struct PredicateParser {
         return try primary()
     }
 
-    private func requireCondition(after token: PredicateToken) throws(PredicateError) {
+    private func requireCondition(after token: PredicateToken) throws(ObjectPredicateError) {
         guard current.kind == .end else { return }
         throw syntax("expected a condition after '\(token.text)', \(found(current))", at: current)
     }
 
-    private mutating func primary() throws(PredicateError) -> Predicate.Node {
+    private mutating func primary() throws(ObjectPredicateError) -> ObjectPredicate.Node {
         if current.isSymbol("(") {
             let open = advance()
             try nest(at: open)
@@ -163,8 +163,8 @@ struct PredicateParser {
         return .comparison(try comparison())
     }
 
-    private mutating func comparison() throws(PredicateError) -> Predicate.Comparison {
-        var modifier = Predicate.Modifier.direct
+    private mutating func comparison() throws(ObjectPredicateError) -> ObjectPredicate.Comparison {
+        var modifier = ObjectPredicate.Modifier.direct
         if current.isKeyword("ANY") || current.isKeyword("SOME") {
             modifier = .any
         } else if current.isKeyword("ALL") {
@@ -177,7 +177,7 @@ struct PredicateParser {
         let left = try expression(after: modifier == .direct ? nil : modifier.rawValue)
         let leftText = tokens[leftStart..<position].map(\.text).joined()
         let opToken = current
-        let op: Predicate.Operator
+        let op: ObjectPredicate.Operator
         if case .symbol(let symbol) = opToken.kind, let symbolOp = Self.symbolOperators[symbol] {
             op = symbolOp
         } else if case .identifier(let word, escaped: false) = opToken.kind, let wordOp = Self.keywordOperators[word.uppercased()] {
@@ -188,10 +188,10 @@ struct PredicateParser {
         _ = advance()
         let options = try stringOptions()
         let right = try expression(after: opToken.text)
-        return Predicate.Comparison(left, op, right, modifier: modifier, options: options, column: opToken.column)
+        return ObjectPredicate.Comparison(left, op, right, modifier: modifier, options: options, column: opToken.column)
     }
 
-    private mutating func stringOptions() throws(PredicateError) -> StringOptions {
+    private mutating func stringOptions() throws(ObjectPredicateError) -> StringOptions {
         guard current.isSymbol("[") else { return [] }
         _ = advance()
         let token = advance()
@@ -218,7 +218,7 @@ struct PredicateParser {
     }
 
     /// One operand; `context` names what it follows, for "expected a value after …".
-    private mutating func expression(after context: String?) throws(PredicateError) -> Predicate.Expression {
+    private mutating func expression(after context: String?) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let token = current
         let expected = context.map { "expected a value after '\($0)'" } ?? "expected a key path or a value"
         switch token.kind {
@@ -266,7 +266,7 @@ struct PredicateParser {
         }
     }
 
-    private mutating func keywordOperand(_ word: String, token: PredicateToken, expected: String) throws(PredicateError) -> Predicate.Expression {
+    private mutating func keywordOperand(_ word: String, token: PredicateToken, expected: String) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         switch word {
         case "TRUE", "YES": _ = advance(); return .value(.boolean(true))
         case "FALSE", "NO": _ = advance(); return .value(.boolean(false))
@@ -281,11 +281,11 @@ struct PredicateParser {
         }
     }
 
-    private mutating func list() throws(PredicateError) -> Predicate.Expression {
+    private mutating func list() throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let open = advance()
         try nest(at: open)
         defer { depth -= 1 }
-        var items: [Predicate.Expression] = []
+        var items: [ObjectPredicate.Expression] = []
         if current.isSymbol("}") { _ = advance(); return .list(items) }
         while true {
             items.append(try expression(after: items.isEmpty ? "{" : ","))
@@ -296,7 +296,7 @@ struct PredicateParser {
     }
 
     /// The `.key`, `.@count`, `.@avg.key` that follow the start of a key path.
-    private mutating func keyPathTail(variable: String?, items start: [PathItem], column: Int) throws(PredicateError) -> Predicate.Expression {
+    private mutating func keyPathTail(variable: String?, items start: [PathItem], column: Int) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         var items = start
         while current.isSymbol(".") {
             let dot = advance()
@@ -323,48 +323,48 @@ struct PredicateParser {
 
     /// Builds a key path or an aggregate from path items; `collection` is a `SUBQUERY` already read.
     private func assemble(
-        _ items: [PathItem], variable: String?, collection: Predicate.Expression?, column: Int
-    ) throws(PredicateError) -> Predicate.Expression {
+        _ items: [PathItem], variable: String?, collection: ObjectPredicate.Expression?, column: Int
+    ) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         guard let functionIndex = items.firstIndex(where: { if case .function = $0 { true } else { false } }),
               case .function(let name, let functionColumn) = items[functionIndex] else {
-            return .keyPath(Predicate.KeyPath(items.keys, variable: variable, column: column))
+            return .keyPath(ObjectPredicate.KeyPath(items.keys, variable: variable, column: column))
         }
-        guard let function = Predicate.Aggregate(rawValue: "@" + name) else {
-            throw PredicateError(.syntax, "unknown function @\(name) (use @count, @sum, @avg, @min or @max)", column: functionColumn)
+        guard let function = ObjectPredicate.Aggregate(rawValue: "@" + name) else {
+            throw ObjectPredicateError(.syntax, "unknown function @\(name) (use @count, @sum, @avg, @min or @max)", column: functionColumn)
         }
         let before = Array(items[..<functionIndex])
         let after = Array(items[(functionIndex + 1)...])
         if after.contains(where: { if case .function = $0 { true } else { false } }) {
-            throw PredicateError(.syntax, "only one function may appear in a key path", column: functionColumn)
+            throw ObjectPredicateError(.syntax, "only one function may appear in a key path", column: functionColumn)
         }
         if function == .count, !after.isEmpty {
-            throw PredicateError(.syntax, "@count takes no key after it", column: functionColumn)
+            throw ObjectPredicateError(.syntax, "@count takes no key after it", column: functionColumn)
         }
         if function != .count, after.isEmpty {
-            throw PredicateError(.syntax, "\(function.rawValue) needs the key to aggregate, as in photos.\(function.rawValue).views", column: functionColumn)
+            throw ObjectPredicateError(.syntax, "\(function.rawValue) needs the key to aggregate, as in photos.\(function.rawValue).views", column: functionColumn)
         }
-        let source: Predicate.Expression
+        let source: ObjectPredicate.Expression
         if let collection {
             guard before.isEmpty else {
-                throw PredicateError(.syntax, "a SUBQUERY must be followed by a function such as .@count", column: column)
+                throw ObjectPredicateError(.syntax, "a SUBQUERY must be followed by a function such as .@count", column: column)
             }
             source = collection
         } else {
             guard !before.isEmpty || variable != nil else {
-                throw PredicateError(.syntax, "\(function.rawValue) must follow a to-many key path", column: functionColumn)
+                throw ObjectPredicateError(.syntax, "\(function.rawValue) must follow a to-many key path", column: functionColumn)
             }
-            source = .keyPath(Predicate.KeyPath(before.keys, variable: variable, column: column))
+            source = .keyPath(ObjectPredicate.KeyPath(before.keys, variable: variable, column: column))
         }
         return .aggregate(function, of: source, key: after.keys)
     }
 
-    private mutating func subquery() throws(PredicateError) -> Predicate.Expression {
+    private mutating func subquery() throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let start = advance()
         try nest(at: start)
         defer { depth -= 1 }
         try expect("(", "expected '(' after SUBQUERY")
         let collectionToken = current
-        let collection: Predicate.KeyPath
+        let collection: ObjectPredicate.KeyPath
         switch try expression(after: "SUBQUERY(") {
         case .keyPath(let path): collection = path
         default: throw syntax("the first part of a SUBQUERY must be a to-many key path", at: collectionToken)
@@ -392,12 +392,12 @@ struct PredicateParser {
         guard case .function = items.first else {
             throw syntax("a SUBQUERY is a collection: follow it with .@count, as in SUBQUERY(…).@count > 0", at: start)
         }
-        let subquery = Predicate.Expression.subquery(collection: collection, variable: variable, predicate: predicate)
+        let subquery = ObjectPredicate.Expression.subquery(collection: collection, variable: variable, predicate: predicate)
         return try assemble(items, variable: nil, collection: subquery, column: start.column)
     }
 
     /// `CAST(seconds, "NSDate")`: a date as seconds since 2001-01-01 UTC (how dates print).
-    private mutating func cast() throws(PredicateError) -> Predicate.Expression {
+    private mutating func cast() throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let start = advance()
         let usage = "CAST supports only CAST(<seconds since 2001-01-01>, \"NSDate\")"
         try expect("(", "expected '(' after CAST")
@@ -413,7 +413,7 @@ struct PredicateParser {
 
     // MARK: Values and arguments
 
-    private func number(_ text: String, negative: Bool, at token: PredicateToken) throws(PredicateError) -> AttributeValue {
+    private func number(_ text: String, negative: Bool, at token: PredicateToken) throws(ObjectPredicateError) -> AttributeValue {
         let sign = negative ? "-" : ""
         for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] where text.hasPrefix(prefix) {
             guard let value = Int64(sign + text.dropFirst(2), radix: radix) else {
@@ -435,26 +435,26 @@ struct PredicateParser {
         return Int64(decimal.description).map(AttributeValue.integer) ?? .decimal(decimal)
     }
 
-    private mutating func nextArgument(for token: PredicateToken) throws(PredicateError) -> PredicateArgumentValue {
+    private mutating func nextArgument(for token: PredicateToken) throws(ObjectPredicateError) -> PredicateArgumentValue {
         guard argumentIndex < arguments.count else {
-            throw PredicateError(.argument, "missing argument for \(token.text) (it is argument \(argumentIndex + 1); \(arguments.count) given)", column: token.column)
+            throw ObjectPredicateError(.argument, "missing argument for \(token.text) (it is argument \(argumentIndex + 1); \(arguments.count) given)", column: token.column)
         }
         defer { argumentIndex += 1 }
         return arguments[argumentIndex]
     }
 
-    private func splicedKeyPath(_ argument: PredicateArgumentValue, at token: PredicateToken) throws(PredicateError) -> [PathItem] {
+    private func splicedKeyPath(_ argument: PredicateArgumentValue, at token: PredicateToken) throws(ObjectPredicateError) -> [PathItem] {
         guard case .value(.string(let path)) = argument else {
-            throw PredicateError(.argument, "%K needs a key path given as a String (argument \(argumentIndex))", column: token.column)
+            throw ObjectPredicateError(.argument, "%K needs a key path given as a String (argument \(argumentIndex))", column: token.column)
         }
         let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !parts.contains(where: \.isEmpty) else {
-            throw PredicateError(.argument, "the %K argument \"\(path)\" is not a key path", column: token.column)
+            throw ObjectPredicateError(.argument, "the %K argument \"\(path)\" is not a key path", column: token.column)
         }
         return parts.map { $0.hasPrefix("@") ? .function(String($0.dropFirst()).lowercased(), column: token.column) : .key($0) }
     }
 
-    private func value(of argument: PredicateArgumentValue, specifier: String, at token: PredicateToken) throws(PredicateError) -> Predicate.Expression {
+    private func value(of argument: PredicateArgumentValue, specifier: String, at token: PredicateToken) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let kind: String
         switch (specifier, argument) {
         case ("@", _):
@@ -471,7 +471,7 @@ struct PredicateParser {
         default: kind = "an integer"
         }
         let got = if case .value(let v) = argument { v.kindWithArticle } else { "a list" }
-        throw PredicateError(.argument, "\(token.text) needs \(kind), got \(got) (argument \(argumentIndex))", column: token.column)
+        throw ObjectPredicateError(.argument, "\(token.text) needs \(kind), got \(got) (argument \(argumentIndex))", column: token.column)
     }
 }
 

@@ -6,14 +6,14 @@ extension ResolvedKeyPath {
     /// let path = try ResolvedKeyPath(resolving: "whoTook.name", from: photo, in: model)
     /// path.attribute?.type   // .string
     /// ```
-    /// - Throws: ``PredicateError``: ``PredicateError/Code/unknownKey`` naming the entity, with
-    ///   the closest keys as ``PredicateError/suggestions``; ``PredicateError/Code/keyPath`` for
+    /// - Throws: ``ObjectPredicateError``: ``ObjectPredicateError/Code/unknownKey`` naming the entity, with
+    ///   the closest keys as ``ObjectPredicateError/suggestions``; ``ObjectPredicateError/Code/keyPath`` for
     ///   a key after an attribute, an empty key, or more than one to-many relationship.
-    public init(resolving keyPath: String, from entity: Entity, in model: Model) throws(PredicateError) {
+    public init(resolving keyPath: String, from entity: Entity, in model: Model) throws(ObjectPredicateError) {
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !keys.contains(where: \.isEmpty) else {
-            throw PredicateError(.keyPath, "'\(keyPath)' is not a key path: it has an empty key")
+            throw ObjectPredicateError(.keyPath, "'\(keyPath)' is not a key path: it has an empty key")
         }
-        self = try PredicateChecker(model: model).resolve(Predicate.KeyPath(keys), from: entity)
+        self = try PredicateChecker(model: model).resolve(ObjectPredicate.KeyPath(keys), from: entity)
     }
 }

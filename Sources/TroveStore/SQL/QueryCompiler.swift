@@ -199,7 +199,7 @@ struct QueryCompiler {
         }
     }
 
-    private mutating func aggregate(_ function: TroveModel.Predicate.Aggregate, _ collection: CheckedPredicate.Collection,
+    private mutating func aggregate(_ function: ObjectPredicate.Aggregate, _ collection: CheckedPredicate.Collection,
                                     key: ResolvedKeyPath?) throws -> (String, AttributeType?) {
         let path: ResolvedKeyPath, variable: String?, filter: CheckedPredicate.Node?
         switch collection {
@@ -334,7 +334,7 @@ struct QueryCompiler {
 
     // MARK: Sorting
 
-    private mutating func orderTerm(_ descriptor: CheckedSortDescriptor) throws -> String {
+    private mutating func orderTerm(_ descriptor: CheckedSortKey) throws -> String {
         let (column, type) = try self.column(along: descriptor.keyPath.steps[...], from: 0)
         let term: String
         switch descriptor.descriptor.comparison {

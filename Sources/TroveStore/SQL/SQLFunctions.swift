@@ -23,7 +23,7 @@ enum SQLFunctions {
             sqlite3_create_function_v2(connection, test.functionName, 3, deterministic,
                                        UnsafeMutableRawPointer(bitPattern: test.rawValue), stringTest, nil, nil, nil)
         }
-        for function in [TroveModel.Predicate.Aggregate.sum, .avg] {
+        for function in [ObjectPredicate.Aggregate.sum, .avg] {
             for kind in PredicateAccumulator.Kind.allCases {
                 let code = Aggregate(function: function, kind: kind)
                 sqlite3_create_function_v2(connection, code.functionName, 1, deterministic,
@@ -95,7 +95,7 @@ enum SQLFunctions {
     /// `@sum` or `@avg` keeping its total as a kind of number; one SQL function each, told apart
     /// by the user-data pointer (the final step gets no arguments to read the kind from).
     struct Aggregate {
-        let function: TroveModel.Predicate.Aggregate
+        let function: ObjectPredicate.Aggregate
         let kind: PredicateAccumulator.Kind
 
         /// `trove_sum_integer`, `trove_avg_decimal`, …
@@ -105,7 +105,7 @@ enum SQLFunctions {
             (PredicateAccumulator.Kind.allCases.firstIndex(of: kind) ?? 0) + (function == .avg ? 16 : 0) + 1
         }
 
-        init(function: TroveModel.Predicate.Aggregate, kind: PredicateAccumulator.Kind) {
+        init(function: ObjectPredicate.Aggregate, kind: PredicateAccumulator.Kind) {
             self.function = function
             self.kind = kind
         }

@@ -14,7 +14,7 @@ enum FetchScenario: Scenario {
         var name: String
         var format: String
         var arguments: (Int) -> [any PredicateArgument]
-        var sort: [Trove.SortDescriptor]
+        var sort: [SortKey]
         var limit: Int
         var operations: Int
     }
@@ -22,7 +22,7 @@ enum FetchScenario: Scenario {
     static func variants(rows: Int) -> [Variant] {
         // Upload dates from 2020-01-01T00:00:00Z (a third of the data), views above 900,000 (a tenth).
         let since2020 = Date(timeIntervalSinceReferenceDate: 599_529_600)
-        let byViews = [Trove.SortDescriptor("views", ascending: false)]
+        let byViews = [SortKey("views", ascending: false)]
         // Rows spread over the whole table, the same on every run.
         func spread(_ op: Int) -> Int { Int((UInt64(op) &* 2_654_435_761) % UInt64(rows)) }
         return [
@@ -51,7 +51,7 @@ enum FetchScenario: Scenario {
             log("fetch: \(variant.name)")
             func request(_ op: Int) throws -> FetchRequest {
                 var request = FetchRequest(entityName: "Photo",
-                                           predicate: try TroveModel.Predicate(format: variant.format, arguments: variant.arguments(op)),
+                                           predicate: try ObjectPredicate(format: variant.format, arguments: variant.arguments(op)),
                                            sortDescriptors: variant.sort)
                 request.fetchLimit = variant.limit
                 return request

@@ -7,8 +7,8 @@
 ///   title = AND views > 3
 ///           ^
 /// ```
-/// Match on ``code`` to tell kinds apart: `catch let error as PredicateError where error.code == .unknownKey`.
-public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Match on ``code`` to tell kinds apart: `catch let error as ObjectPredicateError where error.code == .unknownKey`.
+public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of problem; new kinds may be added.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Raw: String, Sendable, Hashable {
@@ -74,9 +74,9 @@ public struct PredicateError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// This error with its text set, when it has none yet.
-    func located(in source: String?) -> PredicateError {
+    func located(in source: String?) -> ObjectPredicateError {
         guard self.source == nil, let source else { return self }
-        return PredicateError(code, message, column: column, source: source, suggestions: suggestions)
+        return ObjectPredicateError(code, message, column: column, source: source, suggestions: suggestions)
     }
 }
 

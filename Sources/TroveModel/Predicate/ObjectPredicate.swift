@@ -1,7 +1,7 @@
 /// A condition on objects, written in Apple's predicate language and parsed into a tree.
 ///
 /// ```swift
-/// let recent = try Predicate(format: "whoTook.name = %@ AND views > %d", "Ada", 10)
+/// let recent = try ObjectPredicate(format: "whoTook.name = %@ AND views > %d", "Ada", 10)
 /// let checked = try recent.checked(for: photo, in: model)
 /// let matches = checked.evaluate(with: somePhoto)
 /// ```
@@ -13,11 +13,9 @@
 /// Two predicates are equal when their trees are equal; the text they were parsed from and the
 /// columns of their parts are kept only to point at errors.
 ///
-/// > Note: Foundation declares generic `Predicate`, `PredicateError` and `SortDescriptor`
-/// > types. `try Predicate(format:)` resolves to this type, but in a file that imports
-/// > Foundation a type annotation must say `TroveModel.Predicate`; a module can declare
-/// > `typealias Predicate = TroveModel.Predicate` once instead.
-public struct Predicate: Sendable, Hashable {
+/// Foundation's typed `#Predicate` is translated into this same tree (see the fetch methods
+/// that take one), so both forms compile to the same SQL and evaluate alike in memory.
+public struct ObjectPredicate: Sendable, Hashable {
     /// The tree of the condition.
     public var root: Node
     /// The text this predicate was parsed from, if any; used to draw carets under errors.
@@ -28,7 +26,7 @@ public struct Predicate: Sendable, Hashable {
         self.format = format
     }
 
-    public static func == (lhs: Predicate, rhs: Predicate) -> Bool { lhs.root == rhs.root }
+    public static func == (lhs: ObjectPredicate, rhs: ObjectPredicate) -> Bool { lhs.root == rhs.root }
     public func hash(into hasher: inout Hasher) { hasher.combine(root) }
 
     // MARK: Tree
@@ -59,7 +57,7 @@ public struct Predicate: Sendable, Hashable {
         public var options: StringOptions
         /// The right operand.
         public var right: Expression
-        /// The 1-based column of the operator in ``Predicate/format``; not part of equality.
+        /// The 1-based column of the operator in ``ObjectPredicate/format``; not part of equality.
         public var column: Int?
 
         /// A comparison; `column` only locates errors.
@@ -156,7 +154,7 @@ public struct Predicate: Sendable, Hashable {
         case list([Expression])
         /// A key path: `title`, `whoTook.name`, `$p.views` inside a `SUBQUERY`.
         case keyPath(KeyPath)
-        /// A `$NAME` placeholder not yet bound (see ``Predicate/substituting(_:)``).
+        /// A `$NAME` placeholder not yet bound (see ``ObjectPredicate/substituting(_:)``).
         case variable(String)
         /// `collection.@count`, `collection.@avg.key`, …: a function over a to-many key path or a
         /// `SUBQUERY`; `key` is the key path within each element (empty for `@count`).
@@ -173,7 +171,7 @@ public struct Predicate: Sendable, Hashable {
         public var variable: String?
         /// The keys, in order.
         public var keys: [String]
-        /// The 1-based column where the path starts in ``Predicate/format``; not part of equality.
+        /// The 1-based column where the path starts in ``ObjectPredicate/format``; not part of equality.
         public var column: Int?
 
         /// A key path; `column` only locates errors.
@@ -234,7 +232,7 @@ public struct StringOptions: OptionSet, Sendable, Hashable {
 
 // MARK: - Variables
 
-extension Predicate {
+extension ObjectPredicate {
     /// The names of the `$NAME` variables still unbound (without `$`; `SUBQUERY` variables
     /// are not listed).
     public var variableNames: Set<String> {
@@ -248,13 +246,13 @@ extension Predicate {
     /// Values are taken as for `%@`: an array becomes a list (for `IN` and `BETWEEN`); a
     /// `String` is a string value, never a key path. Names not used are ignored; a variable
     /// left unbound makes ``checked(for:in:)`` throw.
-    public func substituting(_ variables: [String: any PredicateArgument]) -> Predicate {
+    public func substituting(_ variables: [String: any PredicateArgument]) -> ObjectPredicate {
         let values = variables.mapValues { $0.predicateArgumentValue.expression }
-        return Predicate(root: root.substituting(values), format: format)
+        return ObjectPredicate(root: root.substituting(values), format: format)
     }
 }
 
-extension Predicate.Node {
+extension ObjectPredicate.Node {
     func collectVariables(into names: inout Set<String>) {
         switch self {
         case .constant: break
@@ -266,7 +264,7 @@ extension Predicate.Node {
         }
     }
 
-    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Node {
+    func substituting(_ values: [String: ObjectPredicate.Expression]) -> ObjectPredicate.Node {
         switch self {
         case .constant:
             return self
@@ -284,7 +282,7 @@ extension Predicate.Node {
     }
 }
 
-extension Predicate.Expression {
+extension ObjectPredicate.Expression {
     func collectVariables(into names: inout Set<String>) {
         switch self {
         case .value, .keyPath: break
@@ -295,7 +293,7 @@ extension Predicate.Expression {
         }
     }
 
-    func substituting(_ values: [String: Predicate.Expression]) -> Predicate.Expression {
+    func substituting(_ values: [String: ObjectPredicate.Expression]) -> ObjectPredicate.Expression {
         switch self {
         case .value, .keyPath: self
         case .variable(let name): values[name] ?? self

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Predicate: CustomStringConvertible {
+extension ObjectPredicate: CustomStringConvertible {
     /// The predicate in canonical format: keywords in capitals, `==` for `=`, strings in double
     /// quotes, dates as `CAST(seconds, "NSDate")`, parentheses only where precedence needs them.
     ///
@@ -10,7 +10,7 @@ extension Predicate: CustomStringConvertible {
     public var description: String { root.description }
 }
 
-extension Predicate.Node: CustomStringConvertible {
+extension ObjectPredicate.Node: CustomStringConvertible {
     /// The node in canonical format.
     public var description: String {
         switch self {
@@ -39,7 +39,7 @@ extension Predicate.Node: CustomStringConvertible {
     }
 }
 
-extension Predicate.Comparison: CustomStringConvertible {
+extension ObjectPredicate.Comparison: CustomStringConvertible {
     /// The comparison in canonical format.
     public var description: String {
         let modifierText = modifier == .direct ? "" : modifier.rawValue + " "
@@ -47,7 +47,7 @@ extension Predicate.Comparison: CustomStringConvertible {
     }
 }
 
-extension Predicate.Expression: CustomStringConvertible {
+extension ObjectPredicate.Expression: CustomStringConvertible {
     /// The operand in canonical format.
     public var description: String {
         switch self {
@@ -62,7 +62,7 @@ extension Predicate.Expression: CustomStringConvertible {
         }
     }
 
-    private static func formatted(_ path: Predicate.KeyPath) -> String {
+    private static func formatted(_ path: ObjectPredicate.KeyPath) -> String {
         ((path.variable.map { ["$" + $0] } ?? []) + path.keys.map(formattedKey)).joined(separator: ".")
     }
 

@@ -4,14 +4,14 @@ public import Foundation
 /// strings compare.
 ///
 /// ```swift
-/// let order = try SortDescriptor.parse("whoTook.name,-views,title:ci")
+/// let order = try SortKey.parse("whoTook.name,-views,title:ci")
 /// let checked = try order.map { try $0.checked(for: photo, in: model) }
 /// photos.sort { checked.compare($0, $1) == .orderedAscending }
 /// ```
 /// Nil sorts first in ascending order and last in descending order, as SQLite and Core Data
-/// order them. In a module that also imports Foundation, write `TroveModel.SortDescriptor`
-/// (or declare a typealias): Foundation has a generic type of the same name.
-public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
+/// order them. Foundation's key-path `SortDescriptor` is translated into sort keys by the fetch
+/// methods that take one.
+public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// How values, strings above all, are compared.
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
         /// Numbers by value, dates by time, strings by UTF-8 bytes (SQLite's `BINARY`).
@@ -52,17 +52,17 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
     ///
     /// `"name,-views,title:ci"` is name ascending, then views descending, then title ascending
     /// ignoring case. Keys are not checked against a model here (see ``checked(for:in:)``).
-    /// - Throws: ``PredicateError`` with ``PredicateError/Code/syntax`` and the column.
-    public static func parse(_ text: String) throws(PredicateError) -> [SortDescriptor] {
-        var descriptors: [SortDescriptor] = []
+    /// - Throws: ``ObjectPredicateError`` with ``ObjectPredicateError/Code/syntax`` and the column.
+    public static func parse(_ text: String) throws(ObjectPredicateError) -> [SortKey] {
+        var descriptors: [SortKey] = []
         var column = 1
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             defer { column += item.unicodeScalars.count + 1 }
             let leading = item.prefix { $0 == " " }.unicodeScalars.count
             let trimmed = Substring(item.trimmingCharacters(in: .whitespaces))
             var rest = trimmed
-            func fail(_ message: String, at offset: Int = 0) -> PredicateError {
-                PredicateError(.syntax, message, column: column + leading + offset, source: text)
+            func fail(_ message: String, at offset: Int = 0) -> ObjectPredicateError {
+                ObjectPredicateError(.syntax, message, column: column + leading + offset, source: text)
             }
             var ascending = true
             if rest.first == "-" || rest.first == "+" {
@@ -84,35 +84,35 @@ public struct SortDescriptor: Sendable, Hashable, CustomStringConvertible {
             guard !rest.isEmpty, !rest.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
                 throw fail(rest.isEmpty ? "expected a key to sort by" : "'\(rest)' is not a key path")
             }
-            descriptors.append(SortDescriptor(String(rest), ascending: ascending, comparison: comparison))
+            descriptors.append(SortKey(String(rest), ascending: ascending, comparison: comparison))
         }
         return descriptors
     }
 
     /// Checks the key path against `entity`: it must reach an attribute through to-one
     /// relationships; `:ci` and `:localized` need a string attribute.
-    /// - Throws: ``PredicateError`` (``PredicateError/Code/unknownKey`` with suggestions,
-    ///   ``PredicateError/Code/keyPath``, ``PredicateError/Code/typeMismatch``).
-    public func checked(for entity: Entity, in model: Model) throws(PredicateError) -> CheckedSortDescriptor {
+    /// - Throws: ``ObjectPredicateError`` (``ObjectPredicateError/Code/unknownKey`` with suggestions,
+    ///   ``ObjectPredicateError/Code/keyPath``, ``ObjectPredicateError/Code/typeMismatch``).
+    public func checked(for entity: Entity, in model: Model) throws(ObjectPredicateError) -> CheckedSortKey {
         let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        let resolved = try PredicateChecker(model: model).resolve(Predicate.KeyPath(keys), from: entity)
+        let resolved = try PredicateChecker(model: model).resolve(ObjectPredicate.KeyPath(keys), from: entity)
         guard resolved.toManyStepIndex == nil else {
-            throw PredicateError(.keyPath, "cannot sort by '\(keyPath)': it goes through a to-many relationship")
+            throw ObjectPredicateError(.keyPath, "cannot sort by '\(keyPath)': it goes through a to-many relationship")
         }
         guard let attribute = resolved.attribute else {
-            throw PredicateError(.keyPath, "cannot sort by relationship '\(keyPath)': sort by one of its keys, such as \(keyPath).\(PredicateChecker(model: model).firstKey(of: resolved.steps.last?.relationship))")
+            throw ObjectPredicateError(.keyPath, "cannot sort by relationship '\(keyPath)': sort by one of its keys, such as \(keyPath).\(PredicateChecker(model: model).firstKey(of: resolved.steps.last?.relationship))")
         }
         if comparison != .standard, attribute.type != .string, attribute.type != .character, attribute.type != .uri {
-            throw PredicateError(.typeMismatch, "'\(description)' compares strings, but '\(keyPath)' is \(attribute.type.withArticle) attribute")
+            throw ObjectPredicateError(.typeMismatch, "'\(description)' compares strings, but '\(keyPath)' is \(attribute.type.withArticle) attribute")
         }
-        return CheckedSortDescriptor(descriptor: self, keyPath: resolved)
+        return CheckedSortKey(descriptor: self, keyPath: resolved)
     }
 }
 
 /// A sort descriptor checked against an entity; compares ``PredicateSubject``s.
-public struct CheckedSortDescriptor: Sendable, Hashable {
+public struct CheckedSortKey: Sendable, Hashable {
     /// The descriptor as given.
-    public let descriptor: SortDescriptor
+    public let descriptor: SortKey
     /// Its key path, resolved (to-one steps, then an attribute).
     public let keyPath: ResolvedKeyPath
 
@@ -141,7 +141,7 @@ public struct CheckedSortDescriptor: Sendable, Hashable {
     }
 }
 
-extension Sequence where Element == CheckedSortDescriptor {
+extension Sequence where Element == CheckedSortKey {
     /// The order of `a` and `b` by each descriptor in turn (the first that tells them apart).
     public func compare(_ a: some PredicateSubject, _ b: some PredicateSubject) -> ComparisonResult {
         for descriptor in self {

@@ -1,11 +1,11 @@
 import Foundation
 
-extension Predicate {
+extension ObjectPredicate {
     /// Parses a predicate whose format arguments are texts, as a command line gives them: each
     /// text for `%@` is read as the type of the key it is compared with.
     ///
     /// ```swift
-    /// try Predicate(format: "uploadDate > %@ AND views >= %@ AND isPublic = %@",
+    /// try ObjectPredicate(format: "uploadDate > %@ AND views >= %@ AND isPublic = %@",
     ///               textArguments: ["2011-07-23", "100", "true"], for: photo, in: model)
     /// // uploadDate > <date>, views >= 100, isPublic == true
     /// ```
@@ -17,11 +17,11 @@ extension Predicate {
     /// constant, a relationship) stays a string. `%K` takes a key path and `%s` a string; `%d`
     /// and `%f` a number. A list argument (`IN %@`) cannot be written as one text: write
     /// `IN {%@, %@}`.
-    /// - Throws: ``PredicateError``: ``PredicateError/Code/argument`` when there are more or
+    /// - Throws: ``ObjectPredicateError``: ``ObjectPredicateError/Code/argument`` when there are more or
     ///   fewer texts than specifiers, or a text does not fit its key (the message names the
     ///   argument by its 1-based position, the key and the type expected); the syntax and key
     ///   errors of ``init(format:_:)`` and ``checked(for:in:)``.
-    public init(format: String, textArguments: [String], for entity: Entity, in model: Model) throws(PredicateError) {
+    public init(format: String, textArguments: [String], for entity: Entity, in model: Model) throws(ObjectPredicateError) {
         do {
             var placeholders: [AttributeValue: Int] = [:]
             let specifiers = try PredicateLexer.tokens(of: format).compactMap { token -> String? in
@@ -66,18 +66,18 @@ struct TextArgumentTyper {
         .binary(Data("trove.text-argument.\(index)".utf8))
     }
 
-    mutating func type(_ node: Predicate.Node, entity: Entity) throws(PredicateError) -> Predicate.Node {
+    mutating func type(_ node: ObjectPredicate.Node, entity: Entity) throws(ObjectPredicateError) -> ObjectPredicate.Node {
         switch node {
         case .constant:
             return node
         case .not(let operand):
             return .not(try type(operand, entity: entity))
         case .and(let parts):
-            var typed: [Predicate.Node] = []
+            var typed: [ObjectPredicate.Node] = []
             for part in parts { typed.append(try type(part, entity: entity)) }
             return .and(typed)
         case .or(let parts):
-            var typed: [Predicate.Node] = []
+            var typed: [ObjectPredicate.Node] = []
             for part in parts { typed.append(try type(part, entity: entity)) }
             return .or(typed)
         case .comparison(var comparison):
@@ -93,7 +93,7 @@ struct TextArgumentTyper {
     }
 
     /// `expression` with the placeholders inside its `SUBQUERY`s typed.
-    private mutating func typeSubqueries(in expression: Predicate.Expression, entity: Entity) throws(PredicateError) -> Predicate.Expression {
+    private mutating func typeSubqueries(in expression: ObjectPredicate.Expression, entity: Entity) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         switch expression {
         case .aggregate(let function, let source, let key):
             return .aggregate(function, of: try typeSubqueries(in: source, entity: entity), key: key)
@@ -113,7 +113,7 @@ struct TextArgumentTyper {
 
     /// The attribute type of a key path or aggregate with its label for messages; `nil` for
     /// anything else (checking reports what is wrong with it).
-    private mutating func keyType(of expression: Predicate.Expression, entity: Entity, column: Int?) -> (AttributeType, String)? {
+    private mutating func keyType(of expression: ObjectPredicate.Expression, entity: Entity, column: Int?) -> (AttributeType, String)? {
         switch expression {
         case .keyPath, .aggregate:
             guard let typed = try? checker.typed(expression, entity: entity, column: column),
@@ -124,13 +124,13 @@ struct TextArgumentTyper {
         }
     }
 
-    private func substitute(_ expression: Predicate.Expression, as key: (AttributeType, String)?, column: Int?) throws(PredicateError) -> Predicate.Expression {
+    private func substitute(_ expression: ObjectPredicate.Expression, as key: (AttributeType, String)?, column: Int?) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         switch expression {
         case .value(let value):
             guard let index = placeholders[value] else { return expression }
             return .value(try self.value(of: index, as: key, column: column))
         case .list(let items):
-            var typed: [Predicate.Expression] = []
+            var typed: [ObjectPredicate.Expression] = []
             for item in items { typed.append(try substitute(item, as: key, column: column)) }
             return .list(typed)
         default:
@@ -139,11 +139,11 @@ struct TextArgumentTyper {
     }
 
     /// Argument `index` read as the key's type, or as a string when there is no key.
-    private func value(of index: Int, as key: (type: AttributeType, label: String)?, column: Int?) throws(PredicateError) -> AttributeValue {
+    private func value(of index: Int, as key: (type: AttributeType, label: String)?, column: Int?) throws(ObjectPredicateError) -> AttributeValue {
         let text = texts[index]
         guard let key else { return .string(text) }
         if let value = Self.value(of: text, as: key.type) { return value }
-        throw PredicateError(
+        throw ObjectPredicateError(
             .argument, "argument \(index + 1) (\"\(text)\") does not fit \(key.label): expected \(Self.expectation(for: key.type))",
             column: column)
     }

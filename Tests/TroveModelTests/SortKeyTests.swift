@@ -5,13 +5,13 @@ import TroveModel
 /// Sort descriptors: the CLI syntax, checking, and the in-memory order.
 struct SortDescriptorTests {
     @Test func parsesTheCommandLineSyntax() throws {
-        let descriptors = try SortDescriptor.parse("name, -views ,title:ci,whoTook.name:localized,+score")
+        let descriptors = try SortKey.parse("name, -views ,title:ci,whoTook.name:localized,+score")
         #expect(descriptors == [
-            SortDescriptor("name"),
-            SortDescriptor("views", ascending: false),
-            SortDescriptor("title", comparison: .caseInsensitive),
-            SortDescriptor("whoTook.name", comparison: .localizedStandard),
-            SortDescriptor("score"),
+            SortKey("name"),
+            SortKey("views", ascending: false),
+            SortKey("title", comparison: .caseInsensitive),
+            SortKey("whoTook.name", comparison: .localizedStandard),
+            SortKey("score"),
         ])
         #expect(descriptors.map(\.description) == ["name", "-views", "title:ci", "whoTook.name:localized", "score"])
     }
@@ -25,7 +25,7 @@ struct SortDescriptorTests {
         ("whoTook..name", 1, "'whoTook..name' is not a key path"),
     ])
     func parseErrors(text: String, column: Int, message: String) {
-        let error = #expect(throws: PredicateError.self) { try SortDescriptor.parse(text) }
+        let error = #expect(throws: ObjectPredicateError.self) { try SortKey.parse(text) }
         #expect(error?.code == .syntax)
         #expect(error?.column == column)
         #expect(error?.message == message)
@@ -33,15 +33,15 @@ struct SortDescriptorTests {
     }
 
     @Test(arguments: [
-        ("titel", PredicateError.Code.unknownKey, "Photo has no key 'titel'; did you mean 'title'?"),
+        ("titel", ObjectPredicateError.Code.unknownKey, "Photo has no key 'titel'; did you mean 'title'?"),
         ("whoTook.nam", .unknownKey, "Photographer has no key 'nam' (in 'whoTook.nam'); did you mean 'name'?"),
         ("whoTook", .keyPath, "cannot sort by relationship 'whoTook': sort by one of its keys, such as whoTook.id"),
         ("whoTook.photos.views", .keyPath, "cannot sort by 'whoTook.photos.views': it goes through a to-many relationship"),
         ("views:ci", .typeMismatch, "'views:ci' compares strings, but 'views' is an integer64 attribute"),
     ])
-    func checkErrors(text: String, code: PredicateError.Code, message: String) throws {
-        let descriptor = try #require(try SortDescriptor.parse(text).first)
-        let error = #expect(throws: PredicateError.self) {
+    func checkErrors(text: String, code: ObjectPredicateError.Code, message: String) throws {
+        let descriptor = try #require(try SortKey.parse(text).first)
+        let error = #expect(throws: ObjectPredicateError.self) {
             try descriptor.checked(for: try PhotoModel.entity("Photo"), in: try PhotoModel.model())
         }
         #expect(error?.code == code)
@@ -51,7 +51,7 @@ struct SortDescriptorTests {
     private func sortedIDs(_ text: String) throws -> [String] {
         let library = try PhotoLibrary()
         let photo = try PhotoModel.entity("Photo"), model = try PhotoModel.model()
-        let checked = try SortDescriptor.parse(text).map { try $0.checked(for: photo, in: model) }
+        let checked = try SortKey.parse(text).map { try $0.checked(for: photo, in: model) }
         return library.photos.sorted { checked.compare($0, $1) == .orderedAscending }.map(\.id)
     }
 
