@@ -34,7 +34,7 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         let selected = try Selection(store: store, entityName: entity, predicate: predicate, arguments: arguments)
-        let context = Container(store: selected.store).newBackgroundContext()
+        let context = try Container(store: selected.store).newBackgroundContext()
         let matches = Array(try context.fetch(selected.fetchRequest))
         for object in matches { try context.delete(object) }
         let reached = context.deletedObjects.count

@@ -94,7 +94,7 @@ struct ImportCommand: ParsableCommand {
         let source = try inputSource()
 
         let options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
-        let importer = Importer(context: Container(store: opened).newBackgroundContext(), options: options)
+        let importer = Importer(context: try Container(store: opened).newBackgroundContext(), options: options)
         let format: RecordFormat = ndjson ? .ndjson : .json(root: root)
         let meter = quiet ? nil : ProgressMeter(input: inputName)
         var outcome: ImportReport

@@ -58,7 +58,7 @@ struct QueryCommand: ParsableCommand {
         request.fetchBatchSize = Self.batchSize
         request.relationshipKeyPathsForPrefetching = QueryField.prefetchPaths(of: columns)
 
-        let context = Container(store: selected.store).newBackgroundContext()
+        let context = try Container(store: selected.store).newBackgroundContext()
         var printer = RowPrinter(format: format, fields: columns)
         for object in try context.fetch(request) {
             try printer.print(try columns.map { try $0.value(of: object) })

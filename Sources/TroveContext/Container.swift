@@ -6,7 +6,7 @@ import Synchronization
 /// A model and its store, with the contexts that work on them.
 ///
 /// ```swift
-/// let container = try Container(model: model, url: storeURL)
+/// let container = try Container(model: model, url: storeURL, classes: [Photographer.self, Photo.self])
 /// let context = container.newBackgroundContext()
 /// let count = try await container.performBackgroundTask { context in try context.fetchCount("Photo") }
 /// ```
@@ -20,6 +20,8 @@ public final class Container: Sendable {
     public let store: any PersistentStore
     /// The code every context of this container runs at deletes and saves.
     public let hooks: ObjectHooks
+    /// The class of each entity's objects.
+    let classes: EntityClasses
     /// Every save of every context of this container, as it happens.
     public let didSave = ContextEvents()
     /// Whether the view context merges other contexts' saves by itself (default `true`).
@@ -29,19 +31,29 @@ public final class Container: Sendable {
     private let hasViewContext = Atomic<Bool>(false)
 
     /// A container on an existing store.
-    public init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks(),
-                automaticallyMergesChangesIntoViewContext: Bool = true) {
+    ///
+    /// Every object of an entity of `classes` (and of its sub-entities without a class of their
+    /// own) is an instance of that class, whichever way a context makes it: insert, fetch, fault,
+    /// relationship, import. The generator writes the whole list of a model's classes.
+    /// - Throws: ``ObjectError`` `.unknownEntity` for a class of an entity the model lacks (or
+    ///   two classes of one entity), `.typeMismatch` for a class generated from another version
+    ///   of its entity (generate again) or one that does not subclass its parent entity's class.
+    public init(store: any PersistentStore, classes: [any EntityClass.Type] = [], hooks: ObjectHooks = ObjectHooks(),
+                automaticallyMergesChangesIntoViewContext: Bool = true) throws {
         self.model = store.model
         self.store = store
+        self.classes = try EntityClasses(classes, model: store.model)
         self.hooks = hooks
         self.automaticallyMergesChangesIntoViewContext = automaticallyMergesChangesIntoViewContext
     }
 
-    /// A container on the SQLite store at `url`, created when there is no file yet.
-    /// - Throws: ``StoreError`` when the file cannot be opened or was made with another model.
-    public convenience init(model: Model, url: URL, options: SQLiteStore.Options = SQLiteStore.Options(),
-                            hooks: ObjectHooks = ObjectHooks()) throws {
-        try self.init(store: SQLiteStore(url: url, model: model, options: options), hooks: hooks)
+    /// A container on the SQLite store at `url`, created when there is no file yet, with the
+    /// classes of the model's entities (see ``init(store:classes:hooks:automaticallyMergesChangesIntoViewContext:)``).
+    /// - Throws: ``StoreError`` when the file cannot be opened or was made with another model;
+    ///   ``ObjectError`` when a class does not fit the model.
+    public convenience init(model: Model, url: URL, classes: [any EntityClass.Type] = [],
+                            options: SQLiteStore.Options = SQLiteStore.Options(), hooks: ObjectHooks = ObjectHooks()) throws {
+        try self.init(store: SQLiteStore(url: url, model: model, options: options), classes: classes, hooks: hooks)
     }
 
     /// The context of the main actor, for what the user sees; made on first use.
@@ -68,7 +80,7 @@ public final class Container: Sendable {
     }
 
     private func makeContext() -> ObjectContext {
-        ObjectContext(store: store, hooks: hooks) { [weak self] event in
+        ObjectContext(store: store, classes: classes, hooks: hooks) { [weak self] event in
             guard let self else { return }
             didSave.send(event)
             // No merge is queued before the view context exists (a tool that never makes one

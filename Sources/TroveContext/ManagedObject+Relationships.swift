@@ -8,16 +8,14 @@ extension ManagedObject {
     /// The object a to-one relationship holds, or `nil`.
     /// - Throws: ``ObjectError`` `.unknownKey` (also for a to-many key), `.notInContext`, or the store's error.
     public func relatedObject(forKey key: String) throws -> ManagedObject? {
-        let (context, index) = try relationship(key, toMany: false)
-        return try context.loadedState(of: self, at: index).objectIDs.first.map { try context.object(with: $0) }
+        try relatedObject(atRelationship: try relationshipIndex(key, toMany: false))
     }
 
     /// The objects a to-many relationship holds: in order for an ordered relationship, else in
     /// the order they were stored or added.
     /// - Throws: ``ObjectError`` `.unknownKey` (also for a to-one key), `.notInContext`, or the store's error.
     public func relatedObjects(forKey key: String) throws -> [ManagedObject] {
-        let (context, index) = try relationship(key, toMany: true)
-        return try context.relatedIDs(of: self, at: index).map { try context.object(with: $0) }
+        try relatedObjects(atRelationship: try relationshipIndex(key, toMany: true))
     }
 
     /// The IDs of the objects a relationship holds (as ``relatedObject(forKey:)`` or
@@ -26,8 +24,7 @@ extension ManagedObject {
         guard let index = entity.relationshipIndex(named: key) else {
             throw ObjectError(.unknownKey, "entity '\(entity.name)' has no relationship '\(key)'")
         }
-        let (context, _) = try relationship(key, toMany: entity.relationships[index].isToMany)
-        return try context.relatedIDs(of: self, at: index)
+        return try liveContext().relatedIDs(of: self, at: index)
     }
 
     /// Sets a to-one relationship to `object` (or to nothing), and its inverse.
@@ -36,37 +33,18 @@ extension ManagedObject {
     ///   context, or deleted.
     @discardableResult
     public func setRelatedObject(_ object: ManagedObject?, forKey key: String) throws -> Bool {
-        let (context, index) = try relationship(key, toMany: false, changing: true)
-        let current = try context.loadedState(of: self, at: index).objectIDs.first
-        guard current != object?.objectID else { return false }
-        if let object {
-            try checkDestination(object, of: index)
-            try context.link(self, index, to: object)
-        } else if let current {
-            try context.unlink(self, index, from: try context.object(with: current))
-        }
-        return true
+        try setRelatedObject(object, atRelationship: try relationshipIndex(key, toMany: false))
     }
 
     /// Makes a to-many relationship hold exactly `objects` (in that order when ordered), and
     /// keeps the inverses: objects left out are unlinked, not deleted.
     public func setRelatedObjects(_ objects: [ManagedObject], forKey key: String) throws {
-        let (context, index) = try relationship(key, toMany: true, changing: true)
-        for object in objects { try checkDestination(object, of: index) }
-        let keep = Set(objects.map(\.objectID))
-        for id in try context.relatedIDs(of: self, at: index) where !keep.contains(id) {
-            try context.unlink(self, index, from: try context.object(with: id))
-        }
-        for (position, object) in objects.enumerated() {
-            try context.link(self, index, to: object, at: entity.relationships[index].isOrdered ? position : nil)
-        }
+        try setRelatedObjects(objects, atRelationship: try relationshipIndex(key, toMany: true))
     }
 
     /// Adds `object` to a to-many relationship (at the end of an ordered one).
     public func addRelatedObject(_ object: ManagedObject, forKey key: String) throws {
-        let (context, index) = try relationship(key, toMany: true, changing: true)
-        try checkDestination(object, of: index)
-        try context.link(self, index, to: object)
+        try addRelatedObject(object, atRelationship: try relationshipIndex(key, toMany: true))
     }
 
     /// Inserts `object` at `position` of an ordered to-many relationship, or moves it there if
@@ -74,7 +52,8 @@ extension ManagedObject {
     /// - Throws: ``ObjectError`` `.unknownKey` when the relationship is not ordered, or
     ///   `.typeMismatch` when `position` is out of range.
     public func insertRelatedObject(_ object: ManagedObject, at position: Int, forKey key: String) throws {
-        let (context, index) = try relationship(key, toMany: true, changing: true)
+        let index = try relationshipIndex(key, toMany: true)
+        let context = try changingContext(index)
         guard entity.relationships[index].isOrdered else {
             throw ObjectError(.unknownKey, "\(entity.name).\(key) is not ordered; use addRelatedObject(_:forKey:)")
         }
@@ -88,14 +67,61 @@ extension ManagedObject {
 
     /// Removes `object` from a to-many relationship (it is unlinked, not deleted).
     public func removeRelatedObject(_ object: ManagedObject, forKey key: String) throws {
-        let (context, index) = try relationship(key, toMany: true, changing: true)
-        try context.unlink(self, index, from: object)
+        try removeRelatedObject(object, atRelationship: try relationshipIndex(key, toMany: true))
+    }
+
+    // MARK: By position (the dynamic API above and generated properties)
+
+    func relatedObject(atRelationship index: Int) throws -> ManagedObject? {
+        let context = try liveContext()
+        return try context.loadedState(of: self, at: index).objectIDs.first.map { try context.object(with: $0) }
+    }
+
+    func relatedObjects(atRelationship index: Int) throws -> [ManagedObject] {
+        let context = try liveContext()
+        return try context.relatedIDs(of: self, at: index).map { try context.object(with: $0) }
+    }
+
+    @discardableResult
+    func setRelatedObject(_ object: ManagedObject?, atRelationship index: Int) throws -> Bool {
+        let context = try changingContext(index)
+        let current = try context.loadedState(of: self, at: index).objectIDs.first
+        guard current != object?.objectID else { return false }
+        if let object {
+            try checkDestination(object, of: index)
+            try context.link(self, index, to: object)
+        } else if let current {
+            try context.unlink(self, index, from: try context.object(with: current))
+        }
+        return true
+    }
+
+    func setRelatedObjects(_ objects: [ManagedObject], atRelationship index: Int) throws {
+        let context = try changingContext(index)
+        for object in objects { try checkDestination(object, of: index) }
+        let keep = Set(objects.map(\.objectID))
+        for id in try context.relatedIDs(of: self, at: index) where !keep.contains(id) {
+            try context.unlink(self, index, from: try context.object(with: id))
+        }
+        for (position, object) in objects.enumerated() {
+            try context.link(self, index, to: object, at: entity.relationships[index].isOrdered ? position : nil)
+        }
+    }
+
+    func addRelatedObject(_ object: ManagedObject, atRelationship index: Int) throws {
+        let context = try changingContext(index)
+        try checkDestination(object, of: index)
+        try context.link(self, index, to: object)
+    }
+
+    func removeRelatedObject(_ object: ManagedObject, atRelationship index: Int) throws {
+        try changingContext(index).unlink(self, index, from: object)
     }
 
     // MARK: Checks
 
-    /// The context and the position of relationship `key`, checked to be of the right kind.
-    private func relationship(_ key: String, toMany: Bool, changing: Bool = false) throws -> (ObjectContext, Int) {
+    /// The position of relationship `key`, checked to be of the right kind.
+    private func relationshipIndex(_ key: String, toMany: Bool) throws -> Int {
         guard let index = entity.relationshipIndex(named: key) else {
             let known = entity.relationships.map(\.name).joined(separator: ", ")
             throw ObjectError(.unknownKey, "entity '\(entity.name)' has no relationship '\(key)'; its relationships are: \(known)")
@@ -104,13 +130,24 @@ extension ManagedObject {
             let (kind, use) = toMany ? ("to-one", "relatedObject(forKey:)") : ("to-many", "relatedObjects(forKey:)")
             throw ObjectError(.unknownKey, "\(entity.name).\(key) is a \(kind) relationship; use \(use) and its family")
         }
+        return index
+    }
+
+    /// The object's context, which it must have.
+    func liveContext() throws -> ObjectContext {
         guard let context else {
             throw ObjectError(.notInContext, "\(objectID) is not in a context (it was reset, rolled back or deleted); fetch it again")
         }
-        if changing && isDeleted {
-            throw ObjectError(.objectDeleted, "cannot change \(entity.name).\(key) of \(objectID): the object is deleted")
+        return context
+    }
+
+    /// The context, for a change of relationship `index`: the object must not be deleted.
+    private func changingContext(_ index: Int) throws -> ObjectContext {
+        let context = try liveContext()
+        if isDeleted {
+            throw ObjectError(.objectDeleted, "cannot change \(entity.name).\(entity.relationships[index].name) of \(objectID): the object is deleted")
         }
-        return (context, index)
+        return context
     }
 
     private func checkDestination(_ object: ManagedObject, of index: Int) throws {

@@ -11,7 +11,11 @@ import TroveStore
 /// ```
 /// An object is not `Sendable`: it stays in its context's isolation domain. Pass its
 /// ``objectID`` to other contexts instead.
-public final class ManagedObject {
+///
+/// Apps usually work with generated subclasses (see ``EntityClass``), whose typed properties
+/// read and write the same storage: `photo.title = "Sunset"`. Override the life-cycle methods
+/// (``awakeFromInsert()``, ``willSave()``, …) in such a class; only a context makes objects.
+open class ManagedObject {
     /// The object's entity (the most specific one).
     public let entity: Entity
     /// The object's identity: temporary until its first save, permanent after.
@@ -32,15 +36,19 @@ public final class ManagedObject {
     public internal(set) var isInserted = false
     /// Whether the object is deleted and the delete not yet saved.
     public internal(set) var isDeleted = false
+    /// Why the object's values or a relationship could not be read by a typed property (which
+    /// cannot throw); `nil` when every read worked. See ``attributeValue(at:)``.
+    public internal(set) var faultError: ObjectError?
 
-    init(entity: Entity, objectID: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?, context: ObjectContext) {
-        self.entity = entity
-        self.objectID = objectID
-        self.values = values
-        self.snapshot = snapshot
-        self.context = context
-        self.relationships = snapshot.map { RelationshipState.states(of: entity, from: $0) }
-            ?? entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+    /// An object as a context makes it: subclasses inherit this initialiser and do not call it.
+    public required init(_ creation: ObjectCreation) {
+        self.entity = creation.entity
+        self.objectID = creation.objectID
+        self.values = creation.values
+        self.snapshot = creation.snapshot
+        self.context = creation.context
+        self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
+            ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
     // MARK: Reading

@@ -54,7 +54,7 @@ extension ObjectContext {
         return objects.count
     }
 
-    private func request(_ entityName: String, _ format: String?, _ arguments: [any PredicateArgument], _ sort: String?) throws -> FetchRequest {
+    func request(_ entityName: String, _ format: String?, _ arguments: [any PredicateArgument], _ sort: String?) throws -> FetchRequest {
         var request = FetchRequest(entityName: entityName)
         request.predicate = try format.map { try ObjectPredicate(format: $0, arguments: arguments) }
         request.sortDescriptors = try sort.map { try SortKey.parse($0) } ?? []

@@ -12,8 +12,17 @@ extension ObjectContext {
     /// batch at a time as they are accessed.
     /// - Throws: ``StoreError`` `.unknownEntity`, a ``ObjectPredicateError`` for a predicate or sort
     ///   key that does not fit the entity, or the store's error.
-    public func fetch(_ request: FetchRequest) throws -> FetchedResults {
+    public func fetch(_ request: FetchRequest) throws -> FetchedResults<ManagedObject> {
+        try fetch(request, as: ManagedObject.self)
+    }
+
+    /// The objects a request selects, as instances of `type`: the class registered for the
+    /// request's entity, or one of its superclasses.
+    /// - Throws: ``ObjectError`` `.typeMismatch` when the entity's objects are not `T`s (register
+    ///   its class with the container), or as ``fetch(_:)-(FetchRequest)``.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> FetchedResults<T> {
         let query = try StoreQuery(request, model: model)
+        try checkClass(T.self, of: query.entity)
         let lazily = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         let objects: [ManagedObject]
         if let merged = try pendingAwareIDs(query, request) {
@@ -156,7 +165,10 @@ extension ObjectContext {
 /// hold only IDs and load a batch of objects when one of its elements is first accessed, with
 /// the request's ``FetchRequest/relationshipKeyPathsForPrefetching`` for that batch, keeping
 /// only the current batch alive: iterate a million objects and memory stays flat.
-public struct FetchedResults: RandomAccessCollection {
+///
+/// `Element` is the class of the fetched entity's objects (``ManagedObject`` for the dynamic
+/// API): the fetch checked that every object it can return is one.
+public struct FetchedResults<Element: ManagedObject>: RandomAccessCollection {
     private enum Storage {
         case objects([ManagedObject], keepAlive: [ManagedObject])
         case lazy(LazyResults)
@@ -195,10 +207,10 @@ public struct FetchedResults: RandomAccessCollection {
 
     /// The object at `position`; for batched results, accessing it loads its batch. An object
     /// whose row vanished since the fetch comes back as a fault that fails when touched.
-    public subscript(position: Int) -> ManagedObject {
+    public subscript(position: Int) -> Element {
         switch storage {
-        case .objects(let objects, _): objects[position]
-        case .lazy(let lazy): lazy.object(at: position)
+        case .objects(let objects, _): unsafeDowncast(objects[position], to: Element.self)
+        case .lazy(let lazy): unsafeDowncast(lazy.object(at: position), to: Element.self)
         }
     }
 }

@@ -8,9 +8,15 @@ extension ObjectContext {
     /// min/max, regex); then the changes are written all at once. On any error nothing is
     /// written and the context's changes are kept, so they can be fixed and saved again.
     /// After a save, inserted objects have permanent IDs.
-    /// - Throws: ``ValidationError`` listing every value at fault; ``ConflictError`` when rows
-    ///   changed in the store since they were read; ``StoreError`` when the store fails.
+    /// - Throws: ``ObjectError`` for a change a typed property could not make (see
+    ///   ``ManagedObject/setAttributeValue(_:at:)``); ``ValidationError`` listing every value at
+    ///   fault; ``ConflictError`` when rows changed in the store since they were read;
+    ///   ``StoreError`` when the store fails.
     public func save() throws {
+        if let failure = deferredFailures.first {
+            deferredFailures.removeAll()
+            throw ObjectError(failure.code, "a change was not made, so nothing was saved: \(failure.message)")
+        }
         processPendingChanges()
         guard hasChanges || !pendingMetadata.isEmpty else { return }
         // The updated objects in the store's order, once for the whole save.

@@ -15,6 +15,8 @@ public final class ObjectContext {
     public let store: any PersistentStore
     /// The code that runs at deletes and saves of the entities it names.
     public let hooks: ObjectHooks
+    /// The class of each entity's objects.
+    let classes: EntityClasses
     /// Records changes for undo and redo; `nil` (the default) records nothing.
     public var undoManager: ContextUndoManager? {
         didSet { undoManager?.context = self }
@@ -49,6 +51,9 @@ public final class ObjectContext {
     var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
     var deleted: [ObjectID: ManagedObject] = [:]
+    /// Changes that typed properties could not make (they cannot throw): the next save throws
+    /// the first and writes nothing.
+    var deferredFailures: [ObjectError] = []
     /// Store metadata the next save writes (`nil` removes a key).
     var pendingMetadata: [String: String?] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
@@ -60,13 +65,18 @@ public final class ObjectContext {
     public var stalenessInterval: Duration?
 
     /// Creates a context on a store, with the hooks its objects' entities have.
-    public convenience init(store: any PersistentStore, hooks: ObjectHooks = ObjectHooks()) {
-        self.init(store: store, hooks: hooks, onSave: nil)
+    ///
+    /// Objects of the entities of `classes` are instances of those classes (see ``EntityClass``).
+    /// - Throws: ``ObjectError`` when a class does not fit the model (see
+    ///   ``Container/init(store:classes:hooks:automaticallyMergesChangesIntoViewContext:)``).
+    public convenience init(store: any PersistentStore, classes: [any EntityClass.Type] = [], hooks: ObjectHooks = ObjectHooks()) throws {
+        self.init(store: store, classes: try EntityClasses(classes, model: store.model), hooks: hooks, onSave: nil)
     }
 
-    init(store: any PersistentStore, hooks: ObjectHooks, onSave: (@Sendable (ContextEvent) -> Void)?) {
+    init(store: any PersistentStore, classes: EntityClasses, hooks: ObjectHooks, onSave: (@Sendable (ContextEvent) -> Void)?) {
         self.model = store.model
         self.store = store
+        self.classes = classes
         self.hooks = hooks
         self.onSave = onSave
         self.source = StoreSource(store)
@@ -76,6 +86,7 @@ public final class ObjectContext {
     private init(parent: ObjectContext) {
         self.model = parent.model
         self.store = parent.store
+        self.classes = parent.classes
         self.hooks = parent.hooks
         self.onSave = nil
         self.source = ParentSource(parent)
@@ -105,8 +116,7 @@ public final class ObjectContext {
                 "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
         let id = ObjectID.temporary(entity: entity)
-        let object = ManagedObject(entity: entity, objectID: id, values: entity.attributes.map(\.defaultValue),
-                                   snapshot: nil, context: self)
+        let object = make(entity, id, values: entity.attributes.map(\.defaultValue), snapshot: nil)
         object.isInserted = true
         register(object)
         inserted[id] = object
@@ -252,8 +262,7 @@ public final class ObjectContext {
         guard let entity = model.entity(named: snapshot.objectID.entityName) else {
             throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
         }
-        let object = ManagedObject(entity: entity, objectID: snapshot.objectID, values: snapshot.values,
-                                   snapshot: snapshot, context: self)
+        let object = make(entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
         register(object)
         return object
     }
@@ -262,7 +271,7 @@ public final class ObjectContext {
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry[id]?.object { return object }
         if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
-        let fault = ManagedObject(entity: entity, objectID: id, values: [], snapshot: nil, context: self)
+        let fault = make(entity, id, values: [], snapshot: nil)
         fault.relationships = entity.relationships.map { _ in .fault }
         register(fault)
         return fault
@@ -311,6 +320,11 @@ public final class ObjectContext {
         for id in ids { rowCache[id] = nil }
     }
 
+    /// A new object of `entity`'s registered class (not registered yet).
+    private func make(_ entity: Entity, _ id: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?) -> ManagedObject {
+        classes.type(of: entity).init(ObjectCreation(entity: entity, objectID: id, values: values, snapshot: snapshot, context: self))
+    }
+
     func register(_ object: ManagedObject) {
         registry[object.objectID] = WeakObject(object)
         // Drop entries of objects nobody holds any more, once the registry has doubled.
@@ -351,6 +365,7 @@ public final class ObjectContext {
         touched = [:]
         deleted = [:]
         pendingMetadata = [:]
+        deferredFailures = []
     }
 
     func checkOwnership(_ object: ManagedObject) throws {

@@ -59,7 +59,7 @@ import TroveTesting
         let dir = try TemporaryDirectory()
         let recorder = SQLRecorder()
         let store = try SQLiteStore(url: dir.file("d.trove"), model: SampleModels.graph(), options: .init(statementObserver: recorder.observer))
-        let context = Container(store: store).newBackgroundContext()
+        let context = try Container(store: store).newBackgroundContext()
         for (name, tags) in [("Ann", ["a", "b"]), ("Bob", [])] {
             let person = try context.insert("Person")
             try person.setValue(.string(name), forKey: "name")
@@ -74,7 +74,7 @@ import TroveTesting
         }
         try context.save()
 
-        let fresh = Container(store: store).newBackgroundContext()
+        let fresh = try Container(store: store).newBackgroundContext()
         recorder.reset()
         var request = FetchRequest(entityName: "Album")
         request.sortDescriptors = [SortKey("title")]

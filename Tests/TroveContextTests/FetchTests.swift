@@ -14,7 +14,7 @@ import TroveTesting
         dir = try TemporaryDirectory()
         let store = try SQLiteStore(url: dir.file("photos.trove"), model: SampleModels.photos(),
                                     options: .init(statementObserver: recorder.observer))
-        container = Container(store: store)
+        container = try Container(store: store)
         let setup = container.newBackgroundContext()
         for i in 0..<10 {
             let photographer = try setup.insert("Photographer")
@@ -41,7 +41,7 @@ import TroveTesting
         return request
     }
 
-    func ids(_ results: FetchedResults) throws -> [String] {
+    func ids(_ results: FetchedResults<ManagedObject>) throws -> [String] {
         try results.map { try $0.value(forKey: "id", as: String.self) ?? "nil" }
     }
 

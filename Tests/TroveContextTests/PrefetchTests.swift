@@ -23,7 +23,7 @@ import TroveTesting
     func filledStore() throws -> (SQLiteStore, StatementLog) {
         let log = StatementLog()
         let store = try SQLiteStore(inMemoryWith: SampleModels.photos(), options: .init(statementObserver: { log.record($0) }))
-        let context = ObjectContext(store: store)
+        let context = try ObjectContext(store: store)
         var owners: [ManagedObject] = []
         for i in 0..<30 {
             let owner = try context.insert("Photographer")
@@ -43,7 +43,7 @@ import TroveTesting
     @Test(arguments: [0, 100])
     func prefetchedToOneAndToManyReadNothingMore(batchSize: Int) throws {
         let (store, log) = try filledStore()
-        let context = ObjectContext(store: store)
+        let context = try ObjectContext(store: store)
         var request = FetchRequest(entityName: "Photo")
         request.fetchBatchSize = batchSize
         request.relationshipKeyPathsForPrefetching = ["whoTook.photos"]

@@ -115,7 +115,7 @@ import TroveTesting
         try {
             let store = try SQLiteStore(url: dir.file("own.trove"), model: RowImportTests.model())
             released = store
-            let container = Container(store: store)
+            let container = try Container(store: store)
             let records = (1...5000).map { $0 == 1500 ? #"{"id": "x"}"# : #"{"id": \#($0), "title": "t"}"# }
             let url = dir.file("strict.json")
             try Data(("[" + records.joined(separator: ",") + "]").utf8).write(to: url)

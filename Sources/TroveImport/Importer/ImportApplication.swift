@@ -16,7 +16,7 @@ struct ImportApplication {
     private var changed: Set<ObjectID> = []
     private var orphansDeleted: [String: Int] = [:]
     /// Results of the find queries, holding the relationships prefetched for the batch.
-    private var found: [FetchedResults] = []
+    private var found: [FetchedResults<ManagedObject>] = []
     /// The last record that touched each object, to blame it when the save refuses the object.
     private var touchedBy: [ObjectID: Int] = [:]
 

@@ -41,7 +41,7 @@ enum FetchScenario: Scenario {
     static func run(_ settings: Settings) throws -> ScenarioResult {
         let url = try PhotoData.cachedStore(rows: settings.rows, scratch: settings.scratch, log: log)
         let store = try SQLiteStore(url: url, model: PhotoData.model)
-        let container = Container(store: store)
+        let container = try Container(store: store)
         try PhotoData.verify(container.newBackgroundContext(), rows: settings.rows)
         let db = try RawDatabase(path: url.path)
 

@@ -1,0 +1,113 @@
+import TroveModel
+import TroveStore
+
+/// A class of an entity's objects: a subclass of ``ManagedObject`` with typed properties,
+/// generated from the model by `trove generate` or the `TroveGenerator` build plugin.
+///
+/// Register the classes with the container (`Container(model:url:classes:)`); from then on
+/// every object of the entity that a context makes — by insert, fetch, fault, relationship or
+/// import — is an instance of its class:
+/// ```swift
+/// let container = try Container(model: model, url: url, classes: [Photographer.self, Photo.self])
+/// let photo = try context.insert(Photo.self)
+/// photo.title = "Sunset"
+/// let popular = try context.fetch(Photo.self, where: "views > %d", 100)
+/// ```
+/// A sub-entity's class is a subclass of its parent's, and overrides ``entityName``.
+public protocol EntityClass: ManagedObject {
+    /// The name of the entity whose objects are instances of this class.
+    static var entityName: String { get }
+    /// The entity's shape when the class was generated (see ``Entity/classSignature``):
+    /// registering the class with a model whose entity has another shape is refused, so that a
+    /// class generated from an older model file is never read at the wrong positions.
+    static var generatedSignature: String { get }
+    /// The model key path (`"title"`, `"whoTook.name"`) that a Swift key path of the class
+    /// (`\Photo.title`, `\Photo.whoTook?.name`) stands for, or `nil`: how typed predicates and
+    /// sort descriptors find their keys.
+    static func modelKeyPath(for keyPath: AnyKeyPath) -> String?
+}
+
+/// What a context hands a ``ManagedObject`` initialiser: only a context makes objects.
+public struct ObjectCreation {
+    let entity: Entity
+    let objectID: ObjectID
+    let values: [AttributeValue]
+    let snapshot: RowSnapshot?
+    unowned let context: ObjectContext
+}
+
+/// The classes registered for a model's entities, checked against it once.
+struct EntityClasses: Sendable {
+    /// The class of each entity, by name; entities without one (and their sub-entities without
+    /// one) use their nearest registered ancestor's class, or ``ManagedObject``.
+    private var classes: [String: ManagedObject.Type] = [:]
+
+    /// No classes: every object is a ``ManagedObject``.
+    init() {}
+
+    /// Checks each class against `model`.
+    /// - Throws: ``ObjectError`` `.unknownEntity` for a class of an entity the model lacks, or
+    ///   two classes for one entity; `.typeMismatch` for a class generated from another shape
+    ///   of its entity, or one that does not subclass its parent entity's class.
+    init(_ types: [any EntityClass.Type], model: Model) throws {
+        var registered: [String: any EntityClass.Type] = [:]
+        for type in types {
+            let name = type.entityName
+            guard let entity = model.entity(named: name) else {
+                throw ObjectError(.unknownEntity,
+                    "class \(type) is of entity '\(name)', which the model lacks; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
+            }
+            guard registered[name] == nil else {
+                throw ObjectError(.unknownEntity, "two classes are registered for entity '\(name)': \(registered[name].map { "\($0)" } ?? "") and \(type)")
+            }
+            let expected = entity.classSignature
+            guard type.generatedSignature == expected else {
+                throw ObjectError(.typeMismatch,
+                    "class \(type) was generated from another version of entity '\(name)' (generated from \(type.generatedSignature), the model has \(expected)); run `trove generate` again")
+            }
+            registered[name] = type
+        }
+        // Sub-entities inherit the nearest registered ancestor's class; a registered class must
+        // subclass the class its parent entity gets.
+        for entity in model.entities.sorted(by: { $0.depth(in: model) < $1.depth(in: model) }) {
+            let inherited = entity.parent.flatMap { classes[$0] } ?? ManagedObject.self
+            if let own = registered[entity.name] {
+                let ownClass: ManagedObject.Type = own
+                guard Self.isSubclass(ownClass, of: inherited) else {
+                    throw ObjectError(.typeMismatch,
+                        "class \(own) of entity '\(entity.name)' must subclass \(inherited), the class of its parent entity '\(entity.parent ?? "")'")
+                }
+                classes[entity.name] = ownClass
+            } else {
+                classes[entity.name] = inherited
+            }
+        }
+    }
+
+    /// The class of `entity`'s objects.
+    func type(of entity: Entity) -> ManagedObject.Type {
+        classes[entity.name] ?? ManagedObject.self
+    }
+
+    private static func isSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
+        var current: AnyClass? = type
+        while let c = current {
+            if c == ancestor { return true }
+            current = _getSuperclass(c)
+        }
+        return false
+    }
+}
+
+extension Entity {
+    /// The entity's depth in its hierarchy (0 for a root).
+    func depth(in model: Model) -> Int {
+        var depth = 0
+        var current = self
+        while let parent = current.parent.flatMap({ model.entity(named: $0) }), depth <= model.entities.count {
+            depth += 1
+            current = parent
+        }
+        return depth
+    }
+}
