@@ -61,7 +61,8 @@ public struct ValidationError: Error, Sendable, CustomStringConvertible {
             case regex
             /// A deleted object's relationship with the `deny` rule still holds objects.
             case deny
-            /// A custom validator (``ObjectHooks/validate(_:_:)``) refused the object.
+            /// A custom validator (``ObjectHooks/validate(_:_:)``, or a class's
+            /// ``ManagedObject/validateForInsert()`` and its family) refused the object.
             case custom
         }
 

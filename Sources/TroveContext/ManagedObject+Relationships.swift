@@ -136,7 +136,9 @@ extension ManagedObject {
     /// The object's context, which it must have.
     func liveContext() throws -> ObjectContext {
         guard let context else {
-            throw ObjectError(.notInContext, "\(objectID) is not in a context (it was reset, rolled back or deleted); fetch it again")
+            throw ObjectError(.notInContext, isRemoved
+                ? "\(objectID) was removed: its row is no longer in the store (deleted by a save, or by another context or process)"
+                : "\(objectID) is not in a context (it was reset or its insert rolled back); fetch it again")
         }
         return context
     }

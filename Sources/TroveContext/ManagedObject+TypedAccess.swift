@@ -15,7 +15,7 @@ public import TroveModel
 extension ManagedObject {
     /// The value of the attribute at `index` as `T`; `nil` when it is nil.
     @inlinable
-    public final func attribute<T: AttributeValueConvertible>(at index: Int, as type: T.Type = T.self) -> T? {
+    public final func attribute<T: AttributeValueConvertible>(at index: Int) -> T? {
         T(attributeValue: attributeValue(at: index))
     }
 
@@ -38,12 +38,12 @@ extension ManagedObject {
     }
 
     /// The object a to-one relationship at `index` holds, or `nil`.
-    public final func relatedObject<T: ManagedObject>(at index: Int, as type: T.Type = T.self) -> T? {
+    public final func relatedObject<T: ManagedObject>(at index: Int) -> T? {
         (readingRelationship { try relatedObject(atRelationship: index) } ?? nil).map { unsafeDowncast($0, to: T.self) }
     }
 
     /// The objects a to-many relationship at `index` holds, in order for an ordered one.
-    public final func relatedObjects<T: ManagedObject>(at index: Int, as type: T.Type = T.self) -> [T] {
+    public final func relatedObjects<T: ManagedObject>(at index: Int) -> [T] {
         (readingRelationship { try relatedObjects(atRelationship: index) } ?? []).map { unsafeDowncast($0, to: T.self) }
     }
 
@@ -54,8 +54,8 @@ extension ManagedObject {
 
     /// Makes the to-many relationship at `index` hold exactly `objects` (in that order when
     /// ordered); objects left out are unlinked, not deleted.
-    public final func setRelatedObjects(_ objects: some Sequence<ManagedObject>, at index: Int) {
-        deferringFailure { try setRelatedObjects(Array(objects), atRelationship: index) }
+    public final func setRelatedObjects<T: ManagedObject>(_ objects: some Sequence<T>, at index: Int) {
+        deferringFailure { try setRelatedObjects(objects.map { $0 as ManagedObject }, atRelationship: index) }
     }
 
     /// Adds `object` to the to-many relationship at `index` (at the end of an ordered one).

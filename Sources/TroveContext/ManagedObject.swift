@@ -20,8 +20,9 @@ open class ManagedObject {
     public let entity: Entity
     /// The object's identity: temporary until its first save, permanent after.
     public internal(set) var objectID: ObjectID
-    /// The context the object lives in; `nil` once it left it (after `reset()`, a rollback of
-    /// its insert, or a save of its delete).
+    /// The context the object lives in; `nil` once it left it: after ``ObjectContext/reset()``
+    /// or a rollback of its insert (the object is *detached*), or once its row is gone (the
+    /// object is *removed*: see ``isRemoved``).
     public internal(set) weak var context: ObjectContext?
 
     /// Current values, by attribute position.
@@ -36,6 +37,16 @@ open class ManagedObject {
     public internal(set) var isInserted = false
     /// Whether the object is deleted and the delete not yet saved.
     public internal(set) var isDeleted = false
+    /// Whether the object's row is gone from the store: its delete was saved, another
+    /// context's saved delete was merged, or a refresh or a fault found the row missing.
+    ///
+    /// A removed object has no ``context``, is neither ``isDeleted`` nor ``hasChanges``, keeps
+    /// the values it last had (a fault's attributes read as nil), and refuses every change:
+    /// the dynamic API throws ``ObjectError`` `.notInContext`, a typed property sets
+    /// ``faultError``. An object that left its context by ``ObjectContext/reset()`` or a
+    /// rollback of its insert is not removed, only detached (`context == nil`): its row, if
+    /// it has one, may still be fetched.
+    public internal(set) var isRemoved = false
     /// Why the object's values or a relationship could not be read by a typed property (which
     /// cannot throw); `nil` when every read worked. See ``attributeValue(at:)``.
     public internal(set) var faultError: ObjectError?
@@ -50,6 +61,40 @@ open class ManagedObject {
         self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
             ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
+
+    // MARK: Life cycle
+
+    /// Called once, when a context inserts the object (not when it is fetched): set initial
+    /// values here; they are part of the insert. Contexts, child contexts and the importer call it.
+    open func awakeFromInsert() {}
+
+    /// Called each time the object's values are read from the store (or, in a child context,
+    /// from its parent): by a fetch, a fault filled, or a refresh or merge. Set transient state
+    /// here; a stored attribute set here counts as a change.
+    open func awakeFromFetch() {}
+
+    /// Called when the object is deleted, before its relationships' delete rules run (and
+    /// before ``ObjectHooks``' deletion hooks): the relationships are still there to read.
+    open func prepareForDeletion() {}
+
+    /// Called at the start of every save that inserts, updates or deletes the object, before
+    /// validation; changes made here are validated and saved with the rest.
+    open func willSave() {}
+
+    /// Called after a save wrote the object's insert, update or delete (a deleted object is
+    /// ``isRemoved`` by then).
+    open func didSave() {}
+
+    /// Called at save for an inserted object, after the model's rules were checked; throw to
+    /// refuse the save (an ``ObjectHooks/Rejection`` names the key). The model's own rules are
+    /// checked whether or not this is overridden: calling `super` is not needed.
+    open func validateForInsert() throws {}
+
+    /// Called at save for an updated object, as ``validateForInsert()`` is for an inserted one.
+    open func validateForUpdate() throws {}
+
+    /// Called at save for a deleted object; throw to refuse the save.
+    open func validateForDelete() throws {}
 
     // MARK: Reading
 
@@ -104,9 +149,7 @@ open class ManagedObject {
         case .failure(let problem):
             throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(key) to \(value): \(problem)")
         }
-        guard let context else {
-            throw ObjectError(.notInContext, "\(objectID) is not in a context (it was reset, rolled back or deleted); fetch it again")
-        }
+        let context = try liveContext()
         guard !isDeleted else {
             throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(key) of \(objectID): the object is deleted")
         }
@@ -123,7 +166,7 @@ open class ManagedObject {
     /// Whether the object has attribute values or relationships that differ from the store's
     /// (and is neither inserted nor deleted).
     public var isUpdated: Bool {
-        guard !isInserted, !isDeleted, let snapshot else { return false }
+        guard !isInserted, !isDeleted, !isRemoved, let snapshot else { return false }
         return values != snapshot.values || !changedRelationshipIndices.isEmpty
     }
 
@@ -148,6 +191,9 @@ open class ManagedObject {
     func fireFault() throws {
         guard isFault else { return }
         guard let context else {
+            if isRemoved {
+                throw ObjectError(.notInContext, "\(objectID) was removed: its row is no longer in the store")
+            }
             throw ObjectError(.notInContext, "\(objectID) has no values in memory and no context to read them (it was reset or rolled back); fetch it again")
         }
         try context.fulfill(self)

@@ -88,10 +88,7 @@ extension ObjectContext {
             guard let row = rows[item.objectID] else {
                 // Deleted in the store: the store's state is "gone".
                 guard mergePolicy == .storeWins || mergePolicy == .rollback else { throw try detailed(conflict) }
-                touched[object.objectID] = nil
-                deleted[object.objectID] = nil
-                object.isDeleted = false
-                forget(object)
+                remove(object)
                 continue
             }
             switch mergePolicy {

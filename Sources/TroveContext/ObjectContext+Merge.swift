@@ -13,11 +13,7 @@ extension ObjectContext {
         uncache(changes.updated.union(changes.deleted))
         for id in changes.deleted {
             guard let object = registry(for: id) else { continue }
-            inserted[id] = nil
-            touched[id] = nil
-            deleted[id] = nil
-            object.isDeleted = false
-            forget(object)
+            remove(object)
         }
         if !changes.deleted.isEmpty {
             for object in liveObjects {
@@ -35,12 +31,14 @@ extension ObjectContext {
 
     /// Reads an object's row again. With `mergeChanges` its unsaved changes stay on top of the
     /// stored values; without, they are discarded (the object is as stored).
-    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store.
+    /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store (the
+    ///   object is then ``ManagedObject/isRemoved``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
         try checkOwnership(object)
         guard !object.isInserted else { return }
         guard let row = try source.row(for: object.objectID) else {
-            throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
+            remove(object)
+            throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted (it is now removed)")
         }
         if !mergeChanges {
             touched[object.objectID] = nil
@@ -93,6 +91,7 @@ extension ObjectContext {
             object.committedRelationships = [:]
         }
         object.snapshot = row
+        object.awakeFromFetch()
     }
 }
 

@@ -19,6 +19,10 @@ extension ObjectContext {
         }
         processPendingChanges()
         guard hasChanges || !pendingMetadata.isEmpty else { return }
+        for object in orderedInsertedObjects + touched.values.filter(\.isUpdated) + deleted.values {
+            object.willSave()
+        }
+        processPendingChanges()
         // The updated objects in the store's order, once for the whole save.
         var updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
         let failures = try validate(updated: updatedObjects)
@@ -77,10 +81,12 @@ extension ObjectContext {
         }
         saved.deleted = Set(deletedObjects.map(\.objectID))
         for object in deletedObjects {
-            object.isDeleted = false
-            forget(object)
+            remove(object)
         }
         clearChanges()
+        for object in insertedObjects + updatedObjects + deletedObjects {
+            object.didSave()
+        }
         let event = ContextEvent(context: identifier, changes: saved)
         didSave.send(event)
         Self.post(Self.didSaveNotification, event)

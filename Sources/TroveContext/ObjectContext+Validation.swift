@@ -23,17 +23,14 @@ extension ObjectContext {
                 guard !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil else { continue }
                 failures += check(relationship, holding: try relatedIDs(of: object, at: index).count, in: object.objectID)
             }
+            let inserted = object.isInserted
+            failures += Self.custom(object) { inserted ? try $0.validateForInsert() : try $0.validateForUpdate() }
             for validator in hooks.validators(for: object.entity, in: model) {
-                do {
-                    try validator(object)
-                } catch let rejection as ObjectHooks.Rejection {
-                    failures.append(ValidationError.Failure(objectID: object.objectID, key: rejection.key, rule: .custom, message: rejection.message))
-                } catch {
-                    failures.append(ValidationError.Failure(objectID: object.objectID, key: nil, rule: .custom, message: "\(error)"))
-                }
+                failures += Self.custom(object, validator)
             }
         }
         for object in deleted.values.sorted(by: ObjectContext.storeOrder) {
+            failures += Self.custom(object) { try $0.validateForDelete() }
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let blocking = try relatedIDs(of: object, at: index).filter { deleted[$0] == nil }
                 guard !blocking.isEmpty else { continue }
@@ -43,6 +40,18 @@ extension ObjectContext {
             }
         }
         return failures
+    }
+
+    /// The failure a custom validation of `object` reports, if it throws.
+    private static func custom(_ object: ManagedObject, _ validate: (ManagedObject) throws -> Void) -> [ValidationError.Failure] {
+        do {
+            try validate(object)
+            return []
+        } catch let rejection as ObjectHooks.Rejection {
+            return [ValidationError.Failure(objectID: object.objectID, key: rejection.key, rule: .custom, message: rejection.message)]
+        } catch {
+            return [ValidationError.Failure(objectID: object.objectID, key: nil, rule: .custom, message: "\(error)")]
+        }
     }
 
     /// The rules a relationship holding `count` objects breaks.

@@ -107,6 +107,13 @@ public final class ObjectContext {
     /// - Throws: ``ObjectError`` `.unknownEntity`, or `.abstractEntity`.
     @discardableResult
     public func insert(_ entityName: String) throws -> ManagedObject {
+        let object = try insertObject(entityName)
+        object.awakeFromInsert()
+        return object
+    }
+
+    /// Inserts an object without waking it: for a child's save pushing an insert already made.
+    func insertObject(_ entityName: String) throws -> ManagedObject {
         guard let entity = model.entity(named: entityName) else {
             throw ObjectError(.unknownEntity,
                 "the model has no entity '\(entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
@@ -137,6 +144,7 @@ public final class ObjectContext {
         try checkOwnership(object)
         if object.isDeleted { return }
         try object.fireFault()
+        object.prepareForDeletion()
         for hook in hooks.deletionHooks(for: object.entity, in: model) {
             try hook(object)
         }
@@ -256,6 +264,7 @@ public final class ObjectContext {
                 object.snapshot = snapshot
                 object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
                 object.committedRelationships = [:]
+                object.awakeFromFetch()
             }
             return object
         }
@@ -264,6 +273,7 @@ public final class ObjectContext {
         }
         let object = make(entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
         register(object)
+        object.awakeFromFetch()
         return object
     }
 
@@ -277,9 +287,10 @@ public final class ObjectContext {
         return fault
     }
 
-    /// Fills a fault with its row.
+    /// Fills a fault with its row; an object whose row is gone is removed.
     func fulfill(_ object: ManagedObject) throws {
         guard let snapshot = try freshCachedRow(for: object.objectID) ?? source.row(for: object.objectID) else {
+            remove(object)
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted")
         }
         _ = try materialize(snapshot)
@@ -343,6 +354,19 @@ public final class ObjectContext {
     func forget(_ object: ManagedObject) {
         registry[object.objectID] = nil
         object.context = nil
+    }
+
+    /// Takes out an object whose row is gone: no change of it is pending any more, and it is
+    /// ``ManagedObject/isRemoved``.
+    func remove(_ object: ManagedObject) {
+        inserted[object.objectID] = nil
+        touched[object.objectID] = nil
+        deleted[object.objectID] = nil
+        object.isInserted = false
+        object.isDeleted = false
+        object.isRemoved = true
+        object.committedRelationships = [:]
+        forget(object)
     }
 
     /// Forgets every object and every change.

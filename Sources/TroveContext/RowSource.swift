@@ -88,7 +88,7 @@ final class ParentSource: RowSource {
         var mapped: [ObjectID: ObjectID] = [:]
         var objects: [ObjectID: ManagedObject] = [:]
         for insert in changes.inserts {
-            let object = try parent.insert(insert.objectID.entityName)
+            let object = try parent.insertObject(insert.objectID.entityName)
             mapped[insert.objectID] = object.objectID
             objects[insert.objectID] = object
         }
