@@ -60,6 +60,7 @@ public final class Container: Sendable {
     @MainActor public var viewContext: ObjectContext {
         if let mainContext { return mainContext }
         let context = makeContext()
+        context.isObservationEnabled = true
         mainContext = context
         hasViewContext.store(true, ordering: .releasing)
         return context

@@ -27,6 +27,7 @@ extension ManagedObject {
 
     /// The value of the attribute at `index` (``AttributeValue/null`` when nil).
     public final func attributeValue(at index: Int) -> AttributeValue {
+        observeAccess(attribute: index)
         if isFault { fillFaultReportingFailure() }
         return index < values.count ? values[index] : .null
     }
@@ -39,12 +40,14 @@ extension ManagedObject {
 
     /// The object a to-one relationship at `index` holds, or `nil`.
     public final func relatedObject<T: ManagedObject>(at index: Int) -> T? {
-        (readingRelationship { try relatedObject(atRelationship: index) } ?? nil).map { unsafeDowncast($0, to: T.self) }
+        observeAccess(relationship: index)
+        return (readingRelationship { try relatedObject(atRelationship: index) } ?? nil).map { unsafeDowncast($0, to: T.self) }
     }
 
     /// The objects a to-many relationship at `index` holds, in order for an ordered one.
     public final func relatedObjects<T: ManagedObject>(at index: Int) -> [T] {
-        (readingRelationship { try relatedObjects(atRelationship: index) } ?? []).map { unsafeDowncast($0, to: T.self) }
+        observeAccess(relationship: index)
+        return (readingRelationship { try relatedObjects(atRelationship: index) } ?? []).map { unsafeDowncast($0, to: T.self) }
     }
 
     /// Sets the to-one relationship at `index` (and its inverse).

@@ -1,3 +1,4 @@
+import Observation
 public import TroveModel
 import TroveStore
 
@@ -50,6 +51,8 @@ open class ManagedObject {
     /// Why the object's values or a relationship could not be read by a typed property (which
     /// cannot throw); `nil` when every read worked. See ``attributeValue(at:)``.
     public internal(set) var faultError: ObjectError?
+    /// The object's Observation registrar, made on the first observed read.
+    var registrar: ObservationRegistrar?
 
     /// An object as a context makes it: subclasses inherit this initialiser and do not call it.
     public required init(_ creation: ObjectCreation) {
@@ -157,6 +160,7 @@ open class ManagedObject {
         guard values[index] != checked else { return false }
         context.undoManager?.record(.value(self, index: index, before: values[index], after: checked))
         values[index] = checked
+        observeChange(attribute: index)
         context.objectDidChange(self, key: key)
         return true
     }

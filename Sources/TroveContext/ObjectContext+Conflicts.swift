@@ -106,6 +106,7 @@ extension ObjectContext {
                     let contextChanged = object.values[i] != read.values[i]
                     if storeChanged && (!contextChanged || mergePolicy == .storeWins) {
                         object.values[i] = row.values[i]
+                        object.observeChange(attribute: i)
                     }
                 }
                 object.snapshot = row

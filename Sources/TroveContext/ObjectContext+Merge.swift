@@ -91,6 +91,7 @@ extension ObjectContext {
             object.committedRelationships = [:]
         }
         object.snapshot = row
+        object.observeChangeOfEverything()
         object.awakeFromFetch()
     }
 }

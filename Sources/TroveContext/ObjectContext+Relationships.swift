@@ -136,6 +136,7 @@ extension ObjectContext {
         }
         undoManager?.record(.relationship(object, index: index, before: object.relationships[index], after: state))
         object.relationships[index] = state
+        object.observeChange(relationship: index)
         objectDidChange(object, key: object.entity.relationships[index].name)
     }
 

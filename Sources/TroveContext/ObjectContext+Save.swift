@@ -145,6 +145,7 @@ extension ObjectContext {
                 object.relationships[index] = state
             }
             object.committedRelationships = [:]
+            object.observeChangeOfEverything()
         }
         clearChanges()
     }

@@ -96,9 +96,11 @@ extension ObjectContext {
         switch change {
         case .value(let object, let index, let before, _):
             object.values[index] = before
+            object.observeChange(attribute: index)
             objectDidChange(object, key: object.entity.attributes[index].name)
         case .relationship(let object, let index, let before, _):
             object.relationships[index] = before
+            object.observeChange(relationship: index)
             objectDidChange(object, key: object.entity.relationships[index].name)
         case .insert(let object):
             drop(object)
@@ -117,9 +119,11 @@ extension ObjectContext {
         switch change {
         case .value(let object, let index, _, let after):
             object.values[index] = after
+            object.observeChange(attribute: index)
             objectDidChange(object, key: object.entity.attributes[index].name)
         case .relationship(let object, let index, _, let after):
             object.relationships[index] = after
+            object.observeChange(relationship: index)
             objectDidChange(object, key: object.entity.relationships[index].name)
         case .insert(let object):
             adopt(object)
