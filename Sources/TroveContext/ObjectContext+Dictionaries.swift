@@ -1,12 +1,29 @@
 public import TroveModel
 
 /// What a key path reads from an object.
-public enum KeyPathValue: Sendable, Hashable {
+///
+/// It prints as its value (`"Sunset"`, `["sea", "sky"]`) and encodes as it (one value, or
+/// an array), as ``AttributeValue`` encodes.
+public enum KeyPathValue: Sendable, Hashable, Encodable, CustomStringConvertible {
     /// The value at a path through to-one relationships only (nil when one along it is nil).
     case one(AttributeValue)
     /// The values at a path through a to-many relationship, in the relationship's order
     /// (primary-key order when unordered).
     case many([AttributeValue])
+
+    public var description: String {
+        switch self {
+        case .one(let value): value.description
+        case .many(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .one(let value): try value.encode(to: encoder)
+        case .many(let values): try values.encode(to: encoder)
+        }
+    }
 }
 
 extension ManagedObject {

@@ -79,6 +79,30 @@ public struct ImportReport: Sendable, Codable, Hashable {
     }
 }
 
+extension ImportReport: CustomStringConvertible {
+    /// `2040 records read, 2031 imported, 9 rejected; Photo: 1990 inserted, 41 updated`, then
+    /// the rejections, one a line.
+    public var description: String {
+        var parts = ["\(recordsRead) records read", "\(recordsImported) imported"]
+        if recordsSkipped > 0 { parts.append("\(recordsSkipped) skipped") }
+        if !rejected.isEmpty { parts.append("\(rejected.count) rejected") }
+        var text = parts.joined(separator: ", ")
+        let counts = entities.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if !counts.isEmpty { text += "; " + counts.joined(separator: "; ") }
+        if let resumedAt { text += "; resumed after record \(resumedAt.records)" }
+        return ([text] + rejected.map { "  \($0)" }).joined(separator: "\n")
+    }
+}
+
+extension ImportReport.EntityCounts: CustomStringConvertible {
+    /// `1990 inserted, 41 updated, 3 stubs`: the counts that are not zero (`nothing` when all are).
+    public var description: String {
+        let counts = [(inserted, "inserted"), (updated, "updated"), (unchanged, "unchanged"), (deleted, "deleted"), (stubs, "stubs")]
+        let shown = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return shown.isEmpty ? "nothing" : shown.joined(separator: ", ")
+    }
+}
+
 extension ImportReport.EntityCounts {
     mutating func add(_ other: ImportReport.EntityCounts) {
         inserted += other.inserted
