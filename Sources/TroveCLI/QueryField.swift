@@ -17,12 +17,13 @@ struct QueryField {
     /// Whether the column holds numbers (tables align them right).
     var isNumeric: Bool { attribute.type.isNumeric && !isToMany }
 
-    /// The fields of a `--fields` list, or every attribute of `entity` in model order.
+    /// The fields of a `--fields` list, or every attribute of `entity` in model order but the
+    /// transient ones (a store holds no value of them).
     /// - Throws: ``CLIFailure`` (usage) for an empty or repeated field, an unknown key (with
-    ///   the closest keys), or a path that ends in a relationship.
+    ///   the closest keys), a path that ends in a relationship or in a transient attribute.
     static func fields(_ list: String?, of entity: Entity, in model: Model) throws -> [QueryField] {
         let names = list.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
-            ?? entity.attributes.map(\.name)
+            ?? entity.attributes.filter { !$0.isTransient }.map(\.name)
         var fields: [QueryField] = []
         for name in names {
             guard !name.isEmpty else {
@@ -41,6 +42,9 @@ struct QueryField {
                 let destination = path.steps.last?.relationship.flatMap { model.entity(named: $0.destination) }
                 let example = destination?.attributes.first.map { "\(name).\($0.name)" } ?? "\(name).KEY"
                 throw CLIFailure(.usage, "--fields: '\(name)' is a relationship; name one of its attributes, such as \(example)")
+            }
+            guard !attribute.isTransient else {
+                throw CLIFailure(.usage, "--fields: '\(name)' is a transient attribute: it lives in an app's memory only, and a store holds no value of it")
             }
             fields.append(QueryField(name: name, path: path, attribute: attribute))
         }

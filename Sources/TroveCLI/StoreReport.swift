@@ -49,6 +49,8 @@ struct StoreReport {
                 var line = "  \(attribute.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(attribute.type.rawValue)"
                 if !attribute.isOptional { line += ", required" }
                 if !attribute.defaultValue.isNull { line += ", default \(attribute.defaultValue)" }
+                if attribute.isTransient { line += ", transient (in memory only)" }
+                if let derivation = attribute.derivation { line += ", derived from \(derivation)" }
                 lines.append(line)
             }
             for r in entity.relationships {
@@ -83,8 +85,12 @@ struct StoreReport {
                 "abstract": .bool(entity.isAbstract),
                 "uniqueBy": .array(entity.uniqueBy.map { .array($0.map(JSONValue.string)) }),
                 "attributes": .array(entity.attributes.map { attribute in
-                    .object(["name": .string(attribute.name), "type": .string(attribute.type.rawValue),
-                             "optional": .bool(attribute.isOptional)])
+                    var members: [String: JSONValue] = [
+                        "name": .string(attribute.name), "type": .string(attribute.type.rawValue), "optional": .bool(attribute.isOptional),
+                    ]
+                    if attribute.isTransient { members["transient"] = true }
+                    if let derivation = attribute.derivation { members["derivation"] = .string(derivation) }
+                    return .object(members)
                 }),
                 "relationships": .array(entity.relationships.map { r in
                     .object(["name": .string(r.name), "destination": .string(r.destination), "toMany": .bool(r.isToMany),

@@ -7,6 +7,7 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownEntity, abstractEntity, unknownKey, typeMismatch, objectDeleted, notInContext, objectNotFound
+            case readOnly
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -25,6 +26,8 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
         public static let notInContext = Code(.notInContext)
         /// No object with that ID exists in the context or the store.
         public static let objectNotFound = Code(.objectNotFound)
+        /// The attribute is derived: the store computes its value, nothing sets it.
+        public static let readOnly = Code(.readOnly)
 
         public var description: String { base.rawValue }
     }

@@ -128,9 +128,12 @@ open class ManagedObject {
     /// An integer fits a `double`, `float` or `decimal` attribute; a one-character string fits a
     /// `character` attribute. Whether nil is allowed, and the min/max/regex rules, are checked
     /// at save.
+    /// A transient attribute is set as any other (the object then has changes), but a save
+    /// writes nothing for it.
     /// - Returns: whether the value changed (setting the value an attribute holds changes nothing).
     /// - Throws: ``ObjectError`` `.unknownKey`, `.typeMismatch` (wrong type, or an integer out of
-    ///   the attribute's range), `.objectDeleted`, or `.notInContext`.
+    ///   the attribute's range), `.readOnly` (a derived attribute), `.objectDeleted`, or
+    ///   `.notInContext`.
     @discardableResult
     public func setValue(_ value: AttributeValue, forKey key: String) throws -> Bool {
         try setValue(value, forAttributeAt: try position(of: key))
@@ -146,6 +149,10 @@ open class ManagedObject {
         }
         let attribute = entity.attributes[index]
         let key = attribute.name
+        if let derivation = attribute.derivation {
+            throw ObjectError(.readOnly, "cannot set \(entity.name).\(key): it is derived (\(derivation)), computed by the store"
+                + " when the object is read; change what it derives from, save, and fetch or refresh the object")
+        }
         let checked: AttributeValue
         switch attribute.checked(value) {
         case .success(let v): checked = v

@@ -30,7 +30,10 @@ extension ObjectContext {
     }
 
     /// Reads an object's row again. With `mergeChanges` its unsaved changes stay on top of the
-    /// stored values; without, they are discarded (the object is as stored).
+    /// stored values, and transient attributes keep their values; without, they are discarded
+    /// (the object is as stored, its transient attributes back to their defaults).
+    ///
+    /// Either way, derived attributes take the values the store computes now.
     /// - Throws: ``ObjectError`` `.objectNotFound` when the row was deleted from the store (the
     ///   object is then ``ManagedObject/isRemoved``).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) throws {
@@ -71,10 +74,11 @@ extension ObjectContext {
         }
     }
 
-    /// Takes `row` as the object's stored state; unsaved changed attributes and relationships
-    /// stay when `keepingChanges`.
+    /// Takes `row` as the object's stored state; unsaved changed attributes and relationships,
+    /// and transient values, stay when `keepingChanges`.
     func refresh(_ object: ManagedObject, with row: RowSnapshot, keepingChanges: Bool) {
         let old = object.snapshot
+        let row = keepingChanges ? object.keepingTransientValues(in: row) : row
         let stored = RelationshipState.states(of: object.entity, from: row)
         if keepingChanges, let old {
             for i in object.values.indices where object.values[i] == old.values[i] {
@@ -93,6 +97,19 @@ extension ObjectContext {
         object.snapshot = row
         object.observeChangeOfEverything()
         object.awakeFromFetch()
+    }
+}
+
+extension ManagedObject {
+    /// `row` with the transient values of the object's last fetch or save in place of the
+    /// defaults a store gives them: what a refresh that keeps them takes as stored.
+    func keepingTransientValues(in row: RowSnapshot) -> RowSnapshot {
+        guard let snapshot, entity.attributes.contains(where: \.isTransient) else { return row }
+        var values = row.values
+        for index in entity.attributes.indices where entity.attributes[index].isTransient && index < values.count {
+            values[index] = snapshot.values[index]
+        }
+        return RowSnapshot(objectID: row.objectID, version: row.version, values: values, toOne: row.toOne)
     }
 }
 

@@ -263,10 +263,11 @@ public final class ObjectContext {
     // MARK: Registry
 
     /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
-    /// changes; or a new registered instance.
+    /// changes (keeping its transient values); or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
         if let object = registry[snapshot.objectID]?.object {
             if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
+                let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
                 object.values = snapshot.values
                 object.snapshot = snapshot
                 object.relationships = RelationshipState.states(of: object.entity, from: snapshot)

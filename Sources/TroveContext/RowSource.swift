@@ -97,13 +97,14 @@ final class ParentSource: RowSource {
         }
         for insert in changes.inserts {
             let target = try object(insert.objectID)
-            for (attribute, value) in zip(target.entity.attributes, insert.values) {
+            // Derived values are the parent's to compute (when it saves and reads them back).
+            for (attribute, value) in zip(target.entity.attributes, insert.values) where !attribute.isDerived {
                 try target.setValue(value, forKey: attribute.name)
             }
         }
         for update in changes.updates {
             let target = try object(update.objectID)
-            for (index, value) in update.changes {
+            for (index, value) in update.changes where !target.entity.attributes[index].isDerived {
                 try target.setValue(value, forKey: target.entity.attributes[index].name)
             }
         }

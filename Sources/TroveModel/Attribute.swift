@@ -25,12 +25,35 @@ public struct Attribute: Sendable, Hashable {
     public var dateFormat: DateFormat?
     /// Import: the name of a registered value transformer applied before coercion.
     public var transformer: String?
+    /// Whether the attribute lives in memory only (`"transient": true`): it has no column, a
+    /// fetch gives it its default, a save writes nothing for it and an import never sets it.
+    ///
+    /// Changing it changes the object (its `hasChanges` is true) as any attribute does, and
+    /// the context's `rollback()` puts back the value it had when last fetched or saved. A fetch or store predicate or sort cannot use it (the store has no value to test):
+    /// only in-memory evaluation reads it.
+    public var isTransient: Bool
+    /// For a derived attribute, the key path its value is computed from by the store, in the
+    /// same statement that reads the object (`"derivation"` in a model file); `nil` for an
+    /// attribute that holds its own value.
+    ///
+    /// One of: a key path through to-one relationships to a stored attribute (`whoTook.name`);
+    /// `@count` of a to-many relationship of the entity (`photos.@count`); or `@sum`, `@avg`,
+    /// `@min`, `@max` of an attribute of its objects, reached through to-one relationships
+    /// (`photos.@sum.views`). A derived attribute has no column and cannot be set; fetches,
+    /// predicates and sorts read the computed value. Its value in memory is the one read with
+    /// the object: nil for an object inserted and not yet fetched, and stale after a change it
+    /// derives from until the object is fetched or refreshed again.
+    public var derivation: String?
 
     /// Declares an attribute.
+    ///
+    /// `transient: true` keeps the attribute in memory only; a `derivation` makes it derived
+    /// (see ``derivation``). An attribute is one or the other, or neither.
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: AttributeValue = .null,
         min: AttributeValue? = nil, max: AttributeValue? = nil, regex: String? = nil,
-        remoteKey: [String] = [], dateFormat: DateFormat? = nil, transformer: String? = nil
+        remoteKey: [String] = [], dateFormat: DateFormat? = nil, transformer: String? = nil,
+        transient: Bool = false, derivation: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -42,7 +65,15 @@ public struct Attribute: Sendable, Hashable {
         self.remoteKeys = remoteKey
         self.dateFormat = dateFormat
         self.transformer = transformer
+        self.isTransient = transient
+        self.derivation = derivation
     }
+
+    /// Whether the attribute's value is computed by the store (it has a ``derivation``).
+    public var isDerived: Bool { derivation != nil }
+
+    /// Whether the store keeps the attribute in a column of its own: neither transient nor derived.
+    public var isStored: Bool { !isTransient && derivation == nil }
 }
 
 /// How the importer reads a date from JSON (`"dateFormat"` in the model file).

@@ -1,6 +1,7 @@
 extension Model {
     /// What differs between `other` (e.g. the model a store was created with) and this model,
-    /// in what shapes a store: entities, attribute names and types, relationships, unique keys.
+    /// in what shapes a store: entities, stored attributes' names and types, relationships, unique
+    /// keys (transient and derived attributes shape nothing).
     ///
     /// One line per difference, e.g. `attribute Photo.views: integer64 in the store, string in
     /// this model`; empty when both have the same ``versionHash``.
@@ -18,8 +19,8 @@ extension Model {
             if mine.isAbstract != old.isAbstract {
                 lines.append("entity \(name): abstract \(old.isAbstract) in \(otherName), \(mine.isAbstract) in \(thisName)")
             }
-            let myAttributes = Dictionary(mine.attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
-            let oldAttributes = Dictionary(old.attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+            let myAttributes = Dictionary(mine.attributes.filter(\.isStored).map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
+            let oldAttributes = Dictionary(old.attributes.filter(\.isStored).map { ($0.name, $0.type) }, uniquingKeysWith: { a, _ in a })
             for key in Set(myAttributes.keys).union(oldAttributes.keys).sorted() {
                 switch (oldAttributes[key], myAttributes[key]) {
                 case (nil, _): only("attribute \(name).\(key)", in: thisName)

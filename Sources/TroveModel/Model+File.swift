@@ -81,6 +81,8 @@ extension Model {
         if let remoteKey = remoteKeyJSON(attribute.remoteKeys) { json["remoteKey"] = remoteKey }
         if let format = attribute.dateFormat { json["dateFormat"] = .string(format.name) }
         if let transformer = attribute.transformer { json["transformer"] = .string(transformer) }
+        if attribute.isTransient { json["transient"] = true }
+        if let derivation = attribute.derivation { json["derivation"] = .string(derivation) }
         return .object(json)
     }
 

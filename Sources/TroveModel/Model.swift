@@ -24,8 +24,11 @@ public struct Model: Sendable, Hashable {
     public let entities: [Entity]
     /// Findings that do not stop the model from working, such as a relationship without an inverse.
     public let warnings: [ModelIssue]
-    /// A stable hash of everything that shapes the store (entities, attribute names and types,
-    /// relationships, unique keys): equal for models a store can be opened with.
+    /// A stable hash of everything that shapes the store (entities, stored attributes' names and
+    /// types, relationships, unique keys): equal for models a store can be opened with.
+    ///
+    /// Transient and derived attributes have no column, so adding, removing or changing one
+    /// leaves the hash as it is: a store opens with the model that has them.
     public let versionHash: String
     private let entityIndexByName: [String: Int]
 
@@ -102,7 +105,7 @@ public struct Model: Sendable, Hashable {
         var text = "trove-model-1\n"
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             text += "E \(entity.name) parent=\(entity.parent ?? "") abstract=\(entity.isAbstract)\n"
-            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) {
+            for attribute in entity.attributes.sorted(by: { $0.name < $1.name }) where attribute.isStored {
                 text += "A \(attribute.name) \(attribute.type.rawValue)\n"
             }
             for r in entity.relationships.sorted(by: { $0.name < $1.name }) {

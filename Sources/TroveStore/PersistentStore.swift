@@ -76,7 +76,8 @@ public struct RowSnapshot: Sendable, Hashable {
     public let objectID: ObjectID
     /// The row's version, raised by every save that changes it.
     public let version: Int64
-    /// The values in the order of the entity's ``Entity/attributes``.
+    /// The values in the order of the entity's ``Entity/attributes``: a derived attribute's as
+    /// the store computed it when reading the row, a transient attribute's default.
     public let values: [AttributeValue]
     /// The to-one relationships kept in the row, by position in the entity's
     /// ``Entity/relationships``; a relationship absent here is not known from the row (read it
@@ -128,7 +129,8 @@ public struct ChangeSet: Sendable, Hashable {
     public struct Insert: Sendable, Hashable {
         /// The object's temporary ID.
         public let objectID: ObjectID
-        /// Every attribute value, in the order of the entity's attributes.
+        /// Every attribute value, in the order of the entity's attributes (a store writes the
+        /// stored ones; transient and derived attributes have no column).
         public let values: [AttributeValue]
         /// The relationships the new object holds.
         public let relationships: [RelationshipChange]
@@ -148,7 +150,8 @@ public struct ChangeSet: Sendable, Hashable {
         public let objectID: ObjectID
         /// The version the row had when read; the update fails if the store has another.
         public let expectedVersion: Int64
-        /// The changed attributes, by position in the entity's attributes.
+        /// The changed attributes, by position in the entity's attributes (a store writes the
+        /// stored ones: an update that changes only transient attributes writes nothing).
         public let changes: [Int: AttributeValue]
         /// The changed relationships.
         public let relationships: [RelationshipChange]

@@ -1,8 +1,9 @@
 import GRDB
 public import TroveModel
 
-/// How to read the rows of one table: the columns to select and, for each entity of the
-/// hierarchy, where its attributes and foreign keys are among them.
+/// How to read the rows of one table: the columns to select (then the values of derived
+/// attributes, each computed by a correlated subquery) and, for each entity of the hierarchy,
+/// where its attributes and foreign keys are among them.
 struct ReadPlan: Sendable {
     /// How one entity's values sit in a selected row. A class: each row read takes it, and
     /// copying a struct holding the entity retained each of the entity's parts.
@@ -10,8 +11,11 @@ struct ReadPlan: Sendable {
         let entity: Entity
         /// An ID of the entity, whose `saved(as:)` makes a row's ID without copying the entity.
         let idPrototype: ObjectID
-        /// Per attribute, its type and its column's index in the selection.
+        /// Per attribute, its type and its column's index in the selection; -1 for a transient
+        /// attribute, which no column holds.
         let attributes: [(type: AttributeType, column: Int32)]
+        /// Per attribute, the value a row gives it when no column holds it (its default).
+        let defaults: [AttributeValue]
         /// Per to-one relationship kept in the row: its position, its column's index in the
         /// selection, and an ID of the destination entity (a prototype, as `idPrototype`).
         let foreignKeys: [(relationship: Int, column: Int32, destination: ObjectID)]
@@ -21,6 +25,7 @@ struct ReadPlan: Sendable {
             self.entity = entity
             self.idPrototype = idPrototype
             self.attributes = attributes
+            self.defaults = entity.attributes.map(\.defaultValue)
             self.foreignKeys = foreignKeys
         }
     }
@@ -28,13 +33,16 @@ struct ReadPlan: Sendable {
     let table: StoreSchema.Table
     /// The selected column names: `_pk`, `_version`, [`_entity`], attributes, foreign keys.
     let columns: [String]
+    /// The derived attributes of the hierarchy, each once (its name and the entity declaring it),
+    /// selected after ``columns``.
+    let derived: [(entity: Entity, attribute: Attribute)]
     let entities: [String: EntityColumns]
     /// The one entity of a table without a hierarchy: its rows need no lookup by name.
     private let only: EntityColumns?
     /// The selection for the aliases queries use most, built once.
     private let selections: [String: String]
 
-    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) {
+    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) throws {
         self.table = table
         var columns = ["_pk", "_version"]
         if table.hasEntityColumn { columns.append("_entity") }
@@ -42,6 +50,24 @@ struct ReadPlan: Sendable {
         columns += table.foreignKeys.map(\.column)
         self.columns = columns
         let position = Dictionary(columns.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { a, _ in a })
+        // Each derived attribute once, computed for the entity that declares it (sub-entities
+        // inherit it), selected after the columns: `Entity.attribute` -> its index.
+        var derived: [(entity: Entity, attribute: Attribute)] = []
+        var derivedPosition: [String: Int32] = [:]
+        func derivedKey(_ index: Int, of entity: Entity) -> String {
+            var declaring = entity
+            while let name = declaring.parent, let parent = model.entity(named: name), parent.attributes.count > index { declaring = parent }
+            return "\(declaring.name).\(entity.attributes[index].name)"
+        }
+        for entity in model.entities where schema.layouts[entity.name]?.table == table.name {
+            for (index, attribute) in entity.attributes.enumerated() where attribute.isDerived {
+                let key = derivedKey(index, of: entity)
+                guard derivedPosition[key] == nil else { continue }
+                derivedPosition[key] = Int32(columns.count + derived.count)
+                derived.append((entity, attribute))
+            }
+        }
+        self.derived = derived
         var entities: [String: EntityColumns] = [:]
         for layout in schema.layouts.values where layout.table == table.name {
             let entity = layout.entity
@@ -53,19 +79,27 @@ struct ReadPlan: Sendable {
             }
             entities[entity.name] = EntityColumns(
                 entity: entity, idPrototype: ObjectID(entity: entity, primaryKey: 0),
-                attributes: entity.attributes.compactMap { attribute in position[attribute.name].map { (attribute.type, $0) } },
+                attributes: entity.attributes.enumerated().map { index, attribute in
+                    let column = attribute.isDerived ? derivedPosition[derivedKey(index, of: entity)] : attribute.isStored ? position[attribute.name] : nil
+                    return (attribute.type, column ?? -1)
+                },
                 foreignKeys: foreignKeys)
         }
         self.entities = entities
         only = entities.count == 1 ? entities.values.first : nil
-        self.selections = Dictionary(uniqueKeysWithValues: ["t", "d"].map { alias in
-            (alias, columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", "))
-        })
+        var selections: [String: String] = [:]
+        for alias in ["t", "d"] {
+            var compiler = QueryCompiler(schema: schema, model: model)
+            let values = try derived.map { try compiler.derivedValue(of: $0.attribute, in: $0.entity, at: alias).sql }
+            selections[alias] = (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
+        }
+        self.selections = selections
     }
 
-    /// The selection, each column qualified by `alias`.
+    /// The selection of rows of the table named `alias` (`t` or `d`): each column, qualified by
+    /// `alias`, then each derived value.
     func selection(from alias: String) -> String {
-        selections[alias] ?? columns.map { "\(quoted(alias)).\(quoted($0))" }.joined(separator: ", ")
+        selections[alias] ?? ""
     }
 
     /// Decodes the statement's current row, whose selection starts at column `base`;
@@ -81,6 +115,10 @@ struct ReadPlan: Sendable {
         var values: [AttributeValue] = []
         values.reserveCapacity(plan.attributes.count)
         for (position, (type, column)) in plan.attributes.enumerated() {
+            guard column >= 0 else {
+                values.append(plan.defaults[position])
+                continue
+            }
             let index = base + column
             guard let value = ValueCoding.read(statement.handle, column: index, as: type) else {
                 throw StoreError(.corruptValue, """

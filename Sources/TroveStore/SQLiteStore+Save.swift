@@ -23,8 +23,8 @@ extension SQLiteStore {
     }
 }
 
-/// The INSERT of one entity's rows, built once: `_pk`, [`_entity`], every attribute, then the
-/// foreign keys of its to-one relationships kept in the row.
+/// The INSERT of one entity's rows, built once: `_pk`, [`_entity`], every stored attribute (not
+/// transient or derived ones), then the foreign keys of its to-one relationships kept in the row.
 struct InsertPlan: Sendable {
     /// The INSERT of one row, and of `rowsPerStatement` rows (a long run of inserts is written
     /// that many rows a statement: each statement's own work — its start, its end, the
@@ -33,15 +33,18 @@ struct InsertPlan: Sendable {
     let manyRowsSQL: String
     let rowsPerStatement: Int
     let hasEntityColumn: Bool
-    /// The number of attributes, whose values follow `_pk` [and `_entity`].
+    /// The number of attributes (an insert has a value for each).
     let attributeCount: Int
+    /// The positions of the stored attributes, whose values follow `_pk` [and `_entity`].
+    let storedAttributes: [Int]
     /// The relationship positions whose keys follow the attributes, in order.
     let foreignKeys: [Int]
 
     init(layout: StoreSchema.EntityLayout, schema: StoreSchema) {
         var columns = ["_pk"]
         if layout.hasEntityColumn { columns.append("_entity") }
-        columns += layout.entity.attributes.map(\.name)
+        storedAttributes = layout.entity.attributes.indices.filter { layout.entity.attributes[$0].isStored }
+        columns += storedAttributes.map { layout.entity.attributes[$0].name }
         var foreignKeys: [Int] = []
         for (index, relationship) in layout.entity.relationships.enumerated() {
             if case .foreignKey(let column)? = try? schema.storage(of: relationship.name, in: layout.entity) {
@@ -89,9 +92,12 @@ private struct UpdateShape: Equatable {
 
 /// How to write updates of one shape: the UPDATE of the columns it sets and bumps `_version`
 /// (for the row of a `_pk` at an expected `_version`), or none when the row holds nothing it
-/// changes (its links live in other rows: join tables, the other side's foreign key).
+/// changes (its links live in other rows: join tables, the other side's foreign key; or only
+/// transient attributes changed).
 private struct UpdatePlan {
     let table: String
+    /// The positions of the stored attributes the shape changes, whose values the statement binds.
+    let attributes: [Int]
     /// The UPDATE and its statement, prepared on the save's connection; `nil` when the row holds
     /// nothing the shape changes.
     let statement: (sql: String, handle: SQLiteStatement)?
@@ -102,7 +108,8 @@ private struct UpdatePlan {
         let layout = try schema.layout(of: shape.entity)
         let entity = layout.entity
         table = layout.table
-        var columns = shape.attributes.map { entity.attributes[$0].name }
+        attributes = shape.attributes.filter { entity.attributes[$0].isStored }
+        var columns = attributes.map { entity.attributes[$0].name }
         var foreignKeys: Set<Int> = []
         for index in shape.toOne {
             if case .foreignKey(let column) = try schema.storage(of: entity.relationships[index].name, in: entity) {
@@ -186,8 +193,8 @@ private struct SaveWriter {
             }
             // Sized once: the changed values, the foreign keys, then `_pk` and `_version`.
             var values: [AttributeValue] = []
-            values.reserveCapacity(shape.attributes.count + plan.foreignKeys.count + 2)
-            for position in shape.attributes { values.append(update.changes[position] ?? .null) }
+            values.reserveCapacity(plan.attributes.count + plan.foreignKeys.count + 2)
+            for position in plan.attributes { values.append(update.changes[position] ?? .null) }
             for case .toOne(let index, let link) in update.relationships where plan.foreignKeys.contains(index) {
                 values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
             }
@@ -266,8 +273,8 @@ private struct SaveWriter {
                 code |= ValueCoding.bindText(inserts[row].objectID.entityName, to: statement, at: index)
                 index += 1
             }
-            for value in values {
-                code |= ValueCoding.bind(value, to: statement, at: index)
+            for position in plan.storedAttributes {
+                code |= ValueCoding.bind(values[position], to: statement, at: index)
                 index += 1
             }
             // Every foreign key is bound: NULL unless the insert links it.

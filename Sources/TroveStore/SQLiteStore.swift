@@ -144,8 +144,8 @@ public final class SQLiteStore: PersistentStore {
         self.observer = try url.map { try DataVersionObserver(path: $0.path, busyTimeout: options.busyTimeout) }
         let schema = StoreSchema(model: model)
         self.schema = schema
-        self.readPlans = Dictionary(uniqueKeysWithValues: schema.tables.map {
-            ($0.name, ReadPlan(table: $0, schema: schema, model: model))
+        self.readPlans = Dictionary(uniqueKeysWithValues: try schema.tables.map {
+            ($0.name, try ReadPlan(table: $0, schema: schema, model: model))
         })
         self.insertPlans = schema.layouts.mapValues { InsertPlan(layout: $0, schema: schema) }
         try prepare()

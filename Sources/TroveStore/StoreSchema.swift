@@ -1,7 +1,8 @@
 import TroveModel
 
 /// How a model is laid out in SQLite tables: one table per inheritance hierarchy, named after
-/// its root entity, with a column per attribute (named as the attribute), Trove's own columns
+/// its root entity, with a column per stored attribute (named as the attribute; transient and
+/// derived attributes have none), Trove's own columns
 /// `_pk`, `_version` and (for hierarchies of more than one entity) `_entity`, a foreign-key
 /// column per to-one relationship that holds the link, and a join table per relationship that
 /// needs one.
@@ -98,7 +99,7 @@ struct StoreSchema: Sendable {
             var columns: [Column] = []
             var seen: Set<String> = []
             for entity in hierarchy {
-                for attribute in entity.attributes where seen.insert(attribute.name).inserted {
+                for attribute in entity.attributes where attribute.isStored && seen.insert(attribute.name).inserted {
                     columns.append(Column(name: attribute.name, type: attribute.type))
                 }
             }

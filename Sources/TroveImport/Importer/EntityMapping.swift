@@ -50,7 +50,8 @@ final class EntityMapping {
     let uniqueKeys: [[Int]]
     /// The attributes' defaults: a new object's values.
     let defaults: [AttributeValue]
-    /// The attributes with a rule a save checks (required, min, max or regex).
+    /// The stored attributes with a rule a save checks (required, min, max or regex): a row
+    /// written by an import holds nothing of the others.
     let checkedAttributes: [Int]
     /// The names of the attributes and of the relationships, by position (as a save's
     /// changed keys name them).
@@ -69,7 +70,9 @@ final class EntityMapping {
             let spelled = remoteKeys.isEmpty ? RemoteKeys.candidates(for: name, style: model.keyStyle) : remoteKeys
             return spelled.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
         }
-        attributes = try entity.attributes.enumerated().map { index, attribute in
+        // Transient and derived attributes are never imported: their keys in a record are
+        // unknown keys (counted in the report), and rows carry their defaults.
+        attributes = try entity.attributes.enumerated().filter { $1.isStored }.map { index, attribute in
             AttributeMapping(index: index, attribute: attribute, keyPaths: keyPaths(attribute.remoteKeys, name: attribute.name),
                              coercer: try Self.coercer(attribute, transformers))
         }
@@ -92,7 +95,7 @@ final class EntityMapping {
         inverseNames = entity.relationships.map(\.inverse)
         toOnePositions = entity.relationships.indices.filter { !entity.relationships[$0].isToMany }
         requiredToOne = toOnePositions.filter { !entity.relationships[$0].isOptional }
-        checkedAttributes = entity.attributes.indices.filter { entity.attributes[$0].isCheckedAtSave }
+        checkedAttributes = entity.attributes.indices.filter { entity.attributes[$0].isCheckedAtSave && entity.attributes[$0].isStored }
     }
 
     private static func coercer(_ attribute: Attribute, _ transformers: ValueTransformerRegistry) throws -> AttributeCoercer {

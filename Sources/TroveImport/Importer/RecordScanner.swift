@@ -54,7 +54,7 @@ final class RecordScanner {
             var targets: [String: [(slot: Int, rank: Int)]] = [:]
             var order: [String] = []
             let paths = mapping.attributes.map { ($0.index, $0.keyPaths) }
-                + mapping.relationships.map { (mapping.attributes.count + $0.index, $0.keyPaths) }
+                + mapping.relationships.map { (mapping.attributeNames.count + $0.index, $0.keyPaths) }
             for (slot, keyPaths) in paths {
                 for (rank, keyPath) in keyPaths.enumerated() {
                     guard keyPath.count == 1 else { return nil }
@@ -145,7 +145,8 @@ final class RecordScanner {
                         depth: Int) throws(JSONParseError) -> (Result<ImportNode, any Error>, RecordSource) {
         let start = json.position
         let mapping = table.mapping
-        let attributeCount = mapping.attributes.count
+        // A slot per attribute position (transient and derived ones stay empty), then per relationship.
+        let attributeCount = mapping.attributeNames.count
         let slots = attributeCount + mapping.relationshipNames.count
         while found.count <= depth {
             found.append([])

@@ -11,6 +11,7 @@ struct ModelFileReader {
     static let entityKeys = ["name", "attributes", "relationships", "uniqueBy", "remoteName", "parent", "abstract"]
     static let attributeKeys = [
         "name", "type", "optional", "default", "remoteKey", "dateFormat", "transformer", "min", "max", "regex",
+        "transient", "derivation",
     ]
     static let relationshipKeys = [
         "name", "destination", "toMany", "inverse", "deleteRule", "ordered", "optional", "remoteKey", "minCount",
@@ -56,7 +57,8 @@ struct ModelFileReader {
             string("name", in: node, required: true) ?? "", type ?? .string,
             optional: bool("optional", in: node) ?? true, regex: string("regex", in: node),
             remoteKey: remoteKeys(in: node), dateFormat: string("dateFormat", in: node).map(DateFormat.init(name:)),
-            transformer: string("transformer", in: node))
+            transformer: string("transformer", in: node), transient: bool("transient", in: node) ?? false,
+            derivation: string("derivation", in: node))
         if type != nil {
             attribute.defaultValue = value("default", in: node).map { attribute.fileValue(from: $0, isBound: false) } ?? .null
             attribute.minimum = value("min", in: node).map { attribute.fileValue(from: $0, isBound: true) }

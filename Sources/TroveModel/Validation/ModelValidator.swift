@@ -14,6 +14,8 @@ enum ModelValidator {
             AttributeDefaultRule.self,
             AttributeBoundsRule.self,
             AttributeRegexRule.self,
+            TransientAttributeRule.self,
+            DerivedAttributeRule.self,
             ImportHintRule.self,
             RelationshipDestinationRule.self,
             RelationshipCardinalityRule.self,

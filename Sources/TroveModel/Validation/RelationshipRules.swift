@@ -49,18 +49,27 @@ enum RelationshipCardinalityRule: ModelRule {
     }
 }
 
-/// `referenceKey` names an attribute of the destination (inherited ones included).
+/// `referenceKey` names a stored attribute of the destination (inherited ones included).
 enum RelationshipReferenceKeyRule: ModelRule {
     static func findings(in model: DeclaredModel) -> [ModelIssue] {
         var findings: [ModelIssue] = []
         for (e, entity) in model.entities.enumerated() {
             for (r, relationship) in entity.relationships.enumerated() {
                 guard let key = relationship.referenceKey, let d = model.indexByName[relationship.destination] else { continue }
-                let names = model.attributes(ofEntityAt: d).map(\.name)
-                guard !names.contains(key) else { continue }
-                let hint = Suggestion.didYouMean(key, among: names)
+                let attributes = model.attributes(ofEntityAt: d)
+                let path = ModelPath.relationship(e, r) + ".referenceKey"
+                if let attribute = attributes.first(where: { $0.name == key }) {
+                    guard !attribute.isStored else { continue }
+                    findings.append(ModelIssue(
+                        path: path,
+                        message: "\(model.label(entity: e, relationship: r)): referenceKey '\(key)' is a"
+                            + " \(attribute.isTransient ? "transient" : "derived") attribute of \(model.label(entity: d)), which"
+                            + " the store keeps no value of to match; name a stored attribute"))
+                    continue
+                }
+                let hint = Suggestion.didYouMean(key, among: attributes.map(\.name))
                 findings.append(ModelIssue(
-                    path: ModelPath.relationship(e, r) + ".referenceKey",
+                    path: path,
                     message: "\(model.label(entity: e, relationship: r)): referenceKey '\(key)' is not an attribute of"
                         + " \(model.label(entity: d))\(hint.isEmpty ? "; name one of its attributes" : hint)"))
             }

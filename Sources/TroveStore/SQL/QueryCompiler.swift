@@ -11,6 +11,8 @@ import TroveModel
 /// - String operators, `[c]`/`[d]`, `LIKE` and `MATCHES` call the functions of
 ///   ``SQLFunctions``, which run ``PredicateText``: the same code the in-memory evaluator runs.
 /// - Decimals (stored as exact text) compare through the `trove_decimal` collation.
+/// - A derived attribute is its derivation's value, computed where it is used (see
+///   ``derivedValue(of:in:at:)``); a transient attribute has no value in the store and is refused.
 struct QueryCompiler {
     let schema: StoreSchema
     let model: Model
@@ -199,15 +201,17 @@ struct QueryCompiler {
         }
     }
 
+    /// An aggregate as a correlated subquery; its collection starts at `owner` when given
+    /// (a derived attribute's, one to-many step), else at its scope.
     private mutating func aggregate(_ function: ObjectPredicate.Aggregate, _ collection: CheckedPredicate.Collection,
-                                    key: ResolvedKeyPath?) throws -> (String, AttributeType?) {
+                                    key: ResolvedKeyPath?, owner: String? = nil) throws -> (String, AttributeType?) {
         let path: ResolvedKeyPath, variable: String?, filter: CheckedPredicate.Node?
         switch collection {
         case .keyPath(let p): (path, variable, filter) = (p, nil, nil)
         case .subquery(let s): (path, variable, filter) = (s.collection, s.variable, s.predicate)
         }
         guard let last = path.steps.indices.last else { return ("NULL", nil) }
-        let owner = try joinedAlias(along: path.steps[..<last], from: startScope(of: path))
+        let owner = try owner ?? joinedAlias(along: path.steps[..<last], from: startScope(of: path))
         let element = try openElementScope(path.steps[last], from: owner, variable: variable)
         var value = "NULL", type: AttributeType?
         if function != .count, let key {
@@ -248,6 +252,11 @@ struct QueryCompiler {
         guard let last = steps.last else { return ("\(quoted(scopes[scopeIndex].alias)).\"_pk\"", nil) }
         let alias = try joinedAlias(along: steps.dropLast(), from: scopeIndex)
         switch last.kind {
+        case .attribute(let attribute) where attribute.isTransient:
+            throw ObjectPredicateError(.keyPath, "'\(attribute.name)' is a transient attribute of \(last.entityName): it lives in"
+                + " memory only, so a store cannot filter or sort by it; filter and sort the fetched objects in memory instead")
+        case .attribute(let attribute) where attribute.isDerived:
+            return try derivedValue(of: attribute, in: try entity(at: alias, named: last.entityName), at: alias)
         case .attribute(let attribute):
             return ("\(quoted(alias)).\(quoted(attribute.name))", attribute.type)
         case .toOne(let relationship):
@@ -258,6 +267,24 @@ struct QueryCompiler {
             return ("\(quoted(try join(relationship, of: entity, from: alias, in: scopeIndex))).\"_pk\"", .integer64)
         case .toMany:
             return ("NULL", nil)
+        }
+    }
+
+    /// The value of a derived attribute of `entity` for the row at `alias`: an expression that
+    /// refers to nothing but `alias`, so that it fits in any statement that has that row — a
+    /// subquery aggregating a to-many relationship, or one following to-one relationships.
+    /// - Throws: ``ObjectPredicateError`` when the derivation does not resolve.
+    mutating func derivedValue(of attribute: Attribute, in entity: Entity, at alias: String) throws -> (sql: String, type: AttributeType?) {
+        switch try model.derivedOperand(of: attribute, in: entity) {
+        case .aggregate(let function, let collection, let key):
+            return try aggregate(function, collection, key: key, owner: alias)
+        case .keyPath(let path) where path.steps.count > 1 && !path.steps[0].isToMany:
+            // The first to-one as a subquery; the rest joined inside it.
+            let element = try openElementScope(path.steps[0], from: alias, variable: nil)
+            let (value, type) = try column(along: path.steps[1...], from: scopes.count - 1)
+            return ("(\(closeElementScope(element, selecting: value, condition: "1")))", type)
+        default:
+            throw ObjectPredicateError(.keyPath, "derivation '\(attribute.derivation ?? "")' of \(entity.name).\(attribute.name) is not one a store computes")
         }
     }
 
@@ -303,10 +330,11 @@ struct QueryCompiler {
         return joined
     }
 
-    /// A subquery over the elements of a to-many step, as a new scope: returns the FROM
-    /// clause and the condition linking the elements to their owner at `owner`.
+    /// A subquery over the objects of a relationship step (the elements of a to-many, or the
+    /// object of a to-one), as a new scope: returns the FROM clause and the condition linking
+    /// them to their owner at `owner`.
     private mutating func openElementScope(_ step: ResolvedKeyPath.Step, from owner: String, variable: String?) throws -> (from: String, link: String) {
-        guard case .toMany(let relationship) = step.kind else { return ("", "0") }
+        guard let relationship = step.relationship else { return ("", "0") }
         let source = try entity(at: owner, named: step.entityName)
         let destination = try schema.layout(of: relationship.destination)
         let alias = newAlias("s")
@@ -319,8 +347,8 @@ struct QueryCompiler {
             let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
             return ("\(quoted(name)) AS \(quoted(link)) JOIN \(quoted(destination.table)) AS \(quoted(alias)) ON \(quoted(alias)).\"_pk\" = \(quoted(link)).\(quoted(other))",
                     "\(quoted(link)).\(quoted(mine)) = \(quoted(owner)).\"_pk\"")
-        case .foreignKey:
-            return ("\(quoted(destination.table)) AS \(quoted(alias))", "0")
+        case .foreignKey(let column):
+            return ("\(quoted(destination.table)) AS \(quoted(alias))", "\(quoted(alias)).\"_pk\" = \(quoted(owner)).\(quoted(column))")
         }
     }
 
