@@ -61,7 +61,8 @@ extension ObjectContext {
     /// Moves an unsaved insert's values (by policy) and links onto `stored`, then drops it.
     private func fold(_ object: ManagedObject, into stored: ManagedObject) throws {
         if mergePolicy == .objectWins || mergePolicy == .overwrite {
-            for (attribute, value) in zip(object.entity.attributes, object.values) where stored.entity.attribute(named: attribute.name) != nil {
+            for (attribute, value) in zip(object.entity.attributes, object.values)
+            where !attribute.isDerived && stored.entity.attribute(named: attribute.name) != nil {
                 try stored.setValue(value, forKey: attribute.name)
             }
         }
@@ -85,7 +86,8 @@ extension ObjectContext {
                               uniquingKeysWith: { a, _ in a })
         for item in conflict.conflicts {
             guard let object = registry(for: item.objectID), let read = object.snapshot else { continue }
-            guard let row = rows[item.objectID] else {
+            // Transient values are the context's: the store's row holds only their defaults.
+            guard let row = rows[item.objectID].map(object.keepingTransientValues) else {
                 // Deleted in the store: the store's state is "gone".
                 guard mergePolicy == .storeWins || mergePolicy == .rollback else { throw try detailed(conflict) }
                 remove(object)

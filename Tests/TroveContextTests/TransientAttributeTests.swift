@@ -134,4 +134,35 @@ import TroveTesting
         let bob = try #require(try context.fetchFirst("Photographer", where: "id == 'bob'"))
         #expect(!checked.evaluate(with: bob))
     }
+
+    /// Resolving a conflict by a merge policy keeps transient values; folding a duplicate insert
+    /// into the stored object carries them and leaves derived values alone.
+    @Test func mergePoliciesKeepTransientValues() throws {
+        context.mergePolicy = .storeWins
+        let ann = try ann(in: context)
+        try ann.setValue(true, forKey: "selected")
+        try context.save()
+        let other = fixture.container.newBackgroundContext()
+        try self.ann(in: other).setValue("Ann F.", forKey: "name")
+        try other.save()
+        try ann.setValue("Ann G.", forKey: "name")
+        try context.save()
+        #expect(try ann.value(forKey: "name") == .string("Ann F."), "the store won")
+        #expect(try ann.value(forKey: "selected") == .boolean(true))
+
+        // The stored object is held: a transient value lives in its object, and an object nobody
+        // holds is made again from its row (with the default).
+        let folding = fixture.container.newBackgroundContext()
+        folding.mergePolicy = .objectWins
+        let bob = try #require(try folding.fetchFirst("Photographer", where: "id == 'bob'"), "held")
+        let duplicate = try folding.insert("Photographer")
+        try duplicate.setValue("bob", forKey: "id")
+        try duplicate.setValue("Robert", forKey: "name")
+        try duplicate.setValue(true, forKey: "selected")
+        try folding.save()
+        #expect(duplicate.context == nil, "folded into the stored object")
+        #expect(try bob.value(forKey: "name") == .string("Robert"))
+        #expect(try bob.value(forKey: "selected") == .boolean(true))
+        #expect(try bob.value(forKey: "photoCount") == .integer(0))
+    }
 }
