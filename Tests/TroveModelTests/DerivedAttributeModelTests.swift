@@ -64,6 +64,8 @@ import TroveModel
         let owner = try #require(model.entity(named: "Owner"))
         #expect(owner.attributes.map(\.isDerived) == [true, false])
         #expect(owner.attributes.map(\.isTransient) == [false, true])
+        // A generated class's property of a derived attribute is read-only: its signature says so.
+        #expect(owner.classSignature == "count:integer64?:derived scratch:string? | items:{Item}")
     }
 
     /// Neither kind shapes the store: a store made with the plain model opens with the richer one.

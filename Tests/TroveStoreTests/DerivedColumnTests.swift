@@ -23,6 +23,7 @@ import TroveTesting
             Entity("BigItem", parent: "Item") {
                 Attribute("weight", .double)
                 Attribute("note", .string, transient: true)
+                Attribute("ownerAgain", .string, derivation: "owner.name")
             }
         }
     }
@@ -47,21 +48,28 @@ import TroveTesting
         let store = try SQLiteStore(inMemoryWith: Self.model())
         let model = store.model
         let owner = try #require(model.entity(named: "Owner"))
-        let item = try #require(model.entity(named: "BigItem"))
-        let ownerID = ObjectID.temporary(entity: owner), itemID = ObjectID.temporary(entity: item)
+        let big = try #require(model.entity(named: "BigItem"))
+        let plain = try #require(model.entity(named: "Item"))
+        let ownerID = ObjectID.temporary(entity: owner), bigID = ObjectID.temporary(entity: big), plainID = ObjectID.temporary(entity: plain)
         let saved = try store.save(ChangeSet(inserts: [
             .init(objectID: ownerID, values: [.string("Ann"), .integer(42), .string("kept in memory")]),
-            .init(objectID: itemID, values: [.integer(3), .string("not Ann"), .double(1.5), .string("a note")],
+            .init(objectID: bigID, values: [.integer(3), .string("not Ann"), .double(1.5), .string("a note"), .string("x")],
                   relationships: [.toOne(0, .object(ownerID))]),
+            .init(objectID: plainID, values: [.integer(1), .null]),
         ]))
-        let rows = try store.rows(for: [try #require(saved.permanentIDs[ownerID]), try #require(saved.permanentIDs[itemID])])
-            .sorted { $0.objectID.rootEntityName > $1.objectID.rootEntityName }
-        #expect(rows.map(\.values) == [
+        let ids = try [ownerID, bigID, plainID].map { try #require(saved.permanentIDs[$0]) }
+        let rows = try store.rows(for: ids)
+        #expect(ids.map { id in rows.first { $0.objectID == id }?.values } == [
             [.string("Ann"), .integer(1), .string("-")],
-            [.integer(3), .string("Ann"), .double(1.5), .null],
+            [.integer(3), .string("Ann"), .double(1.5), .null, .string("Ann")],
+            [.integer(1), .null],
         ])
+        // A fetch of the parent entity reads each row as its own entity.
+        var request = FetchRequest(entityName: "Item")
+        request.sortDescriptors = [SortKey("ownerName", ascending: false)]
+        #expect(try store.fetch(StoreQuery(request, model: model)).map(\.values.count) == [5, 2])
         // An update of nothing but a transient attribute writes nothing and keeps the version.
-        let ownerRow = rows[0]
+        let ownerRow = try #require(rows.first { $0.objectID == ids[0] })
         let result = try store.save(ChangeSet(updates: [
             .init(objectID: ownerRow.objectID, expectedVersion: ownerRow.version, changes: [2: .string("x")]),
         ]))

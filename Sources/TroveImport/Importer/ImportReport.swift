@@ -31,6 +31,8 @@ public struct ImportReport: Sendable, Codable, Hashable {
     /// How many values of each kind were converted to fit their attribute.
     public var coercions: [CoercionKind: Int] = [:]
     /// Record keys no attribute or relationship reads, as `Entity.key`, with how often seen.
+    /// Keys named after a transient or derived attribute are among them: the importer never
+    /// sets either kind.
     public var unknownKeys: [String: Int] = [:]
     /// Every rejected record, in input order.
     public var rejected: [RejectedRecord] = []
