@@ -71,6 +71,25 @@ extension ManagedObject {
         deferringFailure { try removeRelatedObject(object, atRelationship: index) }
     }
 
+    /// Inserts `object` at `position` of the ordered to-many relationship at `index`, or moves
+    /// it there if the relationship holds it already; a position out of range changes nothing
+    /// and makes the next save throw.
+    public final func insertRelatedObject(_ object: ManagedObject, atPosition position: Int, at index: Int) {
+        deferringFailure { try insertRelatedObject(object, at: position, forKey: entity.relationships[index].name) }
+    }
+
+    /// Removes the object at `position` of the ordered to-many relationship at `index`; a
+    /// position out of range changes nothing and makes the next save throw.
+    public final func removeRelatedObject(atPosition position: Int, at index: Int) {
+        deferringFailure {
+            let objects = try relatedObjects(atRelationship: index)
+            guard objects.indices.contains(position) else {
+                throw ObjectError(.typeMismatch, "position \(position) is outside \(entity.name).\(entity.relationships[index].name), which holds \(objects.count) objects")
+            }
+            try removeRelatedObject(objects[position], atRelationship: index)
+        }
+    }
+
     // MARK: Failures
 
     /// Fills the fault; on failure records it, and leaves the context if the row is gone.

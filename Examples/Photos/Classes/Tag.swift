@@ -1,0 +1,6 @@
+// Tag.swift: written once by `trove generate` from model.json; this file is yours to edit.
+import Foundation
+import Trove
+
+/// An object of entity 'Tag'. Add your own code here: `trove generate` never overwrites this file.
+public class Tag: _Tag {}

@@ -1,0 +1,6 @@
+// Shelf.swift: written once by `trove generate` from SampleModels.media(); this file is yours to edit.
+import Foundation
+import Trove
+
+/// An object of entity 'Shelf'. Add your own code here: `trove generate` never overwrites this file.
+public class Shelf: _Shelf {}
