@@ -56,7 +56,7 @@ let package = Package(
             dependencies: ["TroveContext", "TroveTesting", "TroveCLI", "PhotosClasses", "GraphClasses", "MediaClasses"],
             swiftSettings: sharedSettings),
         .testTarget(name: "TroveImportTests", dependencies: ["TroveImport", "TroveTesting"], swiftSettings: sharedSettings),
-        .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
     ],
     swiftLanguageModes: [.v6]

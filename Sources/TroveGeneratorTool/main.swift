@@ -36,8 +36,9 @@ let fileName = modelURL.lastPathComponent
 let classListName = ClassGenerator.classListName(forModelFile: fileName)
 let generator = ClassGenerator(model: model, source: fileName, classListName: classListName, origin: .buildPlugin)
 do {
+    let files = try generator.files()
     try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
-    for file in try generator.files() where !ownHumanFiles.contains(file.name) {
+    for file in files where !ownHumanFiles.contains(file.name) {
         let name = file.name == "\(classListName).swift" ? classListFile : file.name
         let url = output.appendingPathComponent(name)
         // Unchanged files keep their date, so the compiler does not build them again.
