@@ -8,7 +8,7 @@ import TroveContext
 struct TroveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trove",
-        abstract: "Keep an object graph in a Trove store and pour JSON into it.",
+        abstract: "Keep an object graph in a Trove store, pour JSON into it, and generate its typed classes.",
         discussion: """
             Exit codes: 0 success, 1 usage error, 2 bad input, 3 store error, 4 conflict.
             Data goes to stdout; progress and diagnostics go to stderr.
