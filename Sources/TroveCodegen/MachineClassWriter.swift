@@ -123,20 +123,19 @@ struct MachineClassWriter {
         if !attribute.defaultValue.isNull {
             facts.append("default \(attribute.defaultValue)".split(whereSeparator: \.isNewline).joined(separator: " "))
         }
-        if attribute.hasOptionalProperty {
-            return [
-                "    /// Attribute '\(attribute.name)' (\(facts.joined(separator: ", "))); `nil` when it has no value.",
-                "    \(modifier)var \(name): \(type)? {",
-                "        get { attribute(at: \(index)) }",
-                "        set { setAttribute(newValue, at: \(index)) }",
-                "    }",
-            ]
+        if attribute.isTransient { facts.append("transient: in memory only") }
+        if let derivation = attribute.derivation { facts.append("derived from `\(derivation)` by the store, read-only") }
+        let getter = attribute.hasOptionalProperty ? "attribute(at: \(index))" : "attribute(at: \(index)) ?? \(emptyValue(of: attribute.type))"
+        let nilReads = attribute.hasOptionalProperty ? "`nil` when it has no value" : "reads as `\(emptyValue(of: attribute.type))` while it has no value"
+        let declaration = "    /// Attribute '\(attribute.name)' (\(facts.joined(separator: ", "))); \(nilReads)."
+        let property = "    \(modifier)var \(name): \(type)\(attribute.hasOptionalProperty ? "?" : "")"
+        guard !attribute.isDerived else {
+            return [declaration, "\(property) { \(getter) }"]
         }
-        let empty = emptyValue(of: attribute.type)
         return [
-            "    /// Attribute '\(attribute.name)' (\(facts.joined(separator: ", "))); reads as `\(empty)` while it has no value.",
-            "    \(modifier)var \(name): \(type) {",
-            "        get { attribute(at: \(index)) ?? \(empty) }",
+            declaration,
+            "\(property) {",
+            "        get { \(getter) }",
             "        set { setAttribute(newValue, at: \(index)) }",
             "    }",
         ]

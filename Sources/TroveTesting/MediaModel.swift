@@ -3,7 +3,8 @@ public import Trove
 extension SampleModels {
     /// A hierarchy (Media, its sub-entities Image and Video, Image's sub-entity Thumbnail) on an
     /// ordered to-many, and two entities with an attribute of every type: `Thing`'s all
-    /// optional, `RequiredThing`'s all required. `Media.default` is named with a Swift keyword.
+    /// optional, `RequiredThing`'s all required. `Media.default` is named with a Swift keyword;
+    /// `Shelf.itemCount` is derived and `Shelf.label` transient.
     /// The typed-class tests use the classes generated from it (`MediaClasses`).
     public static func media() throws -> Model {
         try Model {
@@ -27,6 +28,8 @@ extension SampleModels {
             }
             Entity("Shelf") {
                 Attribute("name", .string)
+                Attribute("itemCount", .integer64, derivation: "items.@count")
+                Attribute("label", .string, transient: true)
                 Relationship("items", to: "Media", toMany: true, ordered: true, inverse: "shelf")
             }
             Entity("Thing") {

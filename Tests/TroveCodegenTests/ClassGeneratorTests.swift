@@ -120,6 +120,23 @@ import TroveTesting
         #expect(thumbnail.contains("    var scale: Float {\n        get { attribute(at: 5) ?? 0 }"))
     }
 
+    @Test func derivedAttributesAreReadOnlyAndTransientOnesSaySo() throws {
+        let shelf = try source(SampleModels.media(), "Shelf+Generated.swift")
+        #expect(shelf.contains("""
+                /// Attribute 'itemCount' (integer64, derived from `items.@count` by the store, read-only); `nil` when it has no value.
+                var itemCount: Int64? { attribute(at: 1) }
+            """))
+        #expect(shelf.contains("""
+                /// Attribute 'label' (string, transient: in memory only); `nil` when it has no value.
+                var label: String? {
+                    get { attribute(at: 2) }
+                    set { setAttribute(newValue, at: 2) }
+                }
+            """))
+        let signature = try #require(try SampleModels.media().entity(named: "Shelf")).classSignature
+        #expect(signature.contains("itemCount:integer64?:derived"))
+    }
+
     @Test func keywordsAreEscaped() throws {
         let media = try source(SampleModels.media(), "Media+Generated.swift")
         #expect(media.contains("    var `default`: Bool {\n"))

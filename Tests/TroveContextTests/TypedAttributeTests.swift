@@ -117,6 +117,27 @@ import TroveTesting
         #expect(try fresh.fetchFirst(Media.self, where: "default == YES")?.id == "t")
     }
 
+    @Test func derivedAttributesAreReadAndTransientOnesStayInMemory() throws {
+        let context = container.newBackgroundContext()
+        let shelf = try context.insert(Shelf.self)
+        shelf.name = "top"
+        shelf.label = "not stored"
+        for id in ["a", "b", "c"] {
+            let image = try context.insert(Image.self)
+            image.id = id
+            shelf.addToItems(image)
+        }
+        #expect(shelf.itemCount == nil, "computed by the store when the object is read")
+        #expect(shelf.label == "not stored")
+        try context.save()
+
+        let fresh = container.newBackgroundContext()
+        let read = try #require(try fresh.fetchFirst(Shelf.self))
+        #expect(read.itemCount == 3)
+        #expect(read.label == nil, "a transient value is not saved")
+        #expect(read.items.map(\.id) == ["a", "b", "c"])
+    }
+
     @Test func subEntityObjectsFetchedThroughTheParentClassAreOfTheirOwnClasses() throws {
         let context = container.newBackgroundContext()
         try context.insert(Media.self).id = "m"

@@ -24,6 +24,8 @@ public class _Image: Media {
         case \Image.shelf: "shelf"
         case \Image.posterOf: "posterOf"
         case \Image.shelf?.name: "shelf.name"
+        case \Image.shelf?.itemCount: "shelf.itemCount"
+        case \Image.shelf?.label: "shelf.label"
         case \Image.shelf?.items: "shelf.items"
         case \Image.posterOf?.id: "posterOf.id"
         case \Image.posterOf?.caption: "posterOf.caption"

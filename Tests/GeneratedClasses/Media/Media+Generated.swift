@@ -21,6 +21,8 @@ public class _Media: ManagedObject, EntityClass {
         case \Media.`default`: "default"
         case \Media.shelf: "shelf"
         case \Media.shelf?.name: "shelf.name"
+        case \Media.shelf?.itemCount: "shelf.itemCount"
+        case \Media.shelf?.label: "shelf.label"
         case \Media.shelf?.items: "shelf.items"
         default: nil
         }

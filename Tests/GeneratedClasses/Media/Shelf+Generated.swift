@@ -10,13 +10,15 @@ public class _Shelf: ManagedObject, EntityClass {
     public class var entityName: String { "Shelf" }
     /// The entity's shape this class was generated from: registering it with a model whose
     /// entity 'Shelf' has another shape is refused.
-    public class var generatedSignature: String { "name:string? | items:[Media]" }
+    public class var generatedSignature: String { "name:string? itemCount:integer64?:derived label:string? | items:[Media]" }
 
     /// The model key path a Swift key path of `Shelf` stands for (`\Shelf.name` is
     /// `"name"`), or `nil`: how typed predicates and sorts find their keys.
     public class func modelKeyPath(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \Shelf.name: "name"
+        case \Shelf.itemCount: "itemCount"
+        case \Shelf.label: "label"
         case \Shelf.items: "items"
         default: nil
         }
@@ -28,6 +30,15 @@ public class _Shelf: ManagedObject, EntityClass {
     public var name: String? {
         get { attribute(at: 0) }
         set { setAttribute(newValue, at: 0) }
+    }
+
+    /// Attribute 'itemCount' (integer64, derived from `items.@count` by the store, read-only); `nil` when it has no value.
+    public var itemCount: Int64? { attribute(at: 1) }
+
+    /// Attribute 'label' (string, transient: in memory only); `nil` when it has no value.
+    public var label: String? {
+        get { attribute(at: 2) }
+        set { setAttribute(newValue, at: 2) }
     }
 
     // MARK: Relationships

@@ -25,6 +25,8 @@ public class _Thumbnail: Image {
         case \Thumbnail.shelf: "shelf"
         case \Thumbnail.posterOf: "posterOf"
         case \Thumbnail.shelf?.name: "shelf.name"
+        case \Thumbnail.shelf?.itemCount: "shelf.itemCount"
+        case \Thumbnail.shelf?.label: "shelf.label"
         case \Thumbnail.shelf?.items: "shelf.items"
         case \Thumbnail.posterOf?.id: "posterOf.id"
         case \Thumbnail.posterOf?.caption: "posterOf.caption"

@@ -23,6 +23,8 @@ public class _Video: Media {
         case \Video.shelf: "shelf"
         case \Video.poster: "poster"
         case \Video.shelf?.name: "shelf.name"
+        case \Video.shelf?.itemCount: "shelf.itemCount"
+        case \Video.shelf?.label: "shelf.label"
         case \Video.shelf?.items: "shelf.items"
         case \Video.poster?.id: "poster.id"
         case \Video.poster?.caption: "poster.caption"
