@@ -17,3 +17,13 @@ extension ManagedObject: PredicateSubject {
         return entity.relationships[key.index].isToMany ? .objects(objects) : .object(objects.first)
     }
 }
+
+/// An object is a predicate argument: it stands for its ``ManagedObject/objectID``, compared
+/// with a relationship or `SELF` (`whoTook == %@`, `SELF IN %@`, `tags CONTAINS %@`).
+///
+/// The ID is read when the predicate is made. An unsaved object's ID is temporary: a fetch
+/// finds it among the context's unsaved changes (evaluated in memory), never in the store;
+/// after the object is saved, make the predicate again.
+extension ManagedObject: PredicateArgument {
+    public var predicateArgumentValue: PredicateArgumentValue { .object(objectID) }
+}

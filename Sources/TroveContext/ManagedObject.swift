@@ -123,11 +123,18 @@ open class ManagedObject {
 
     // MARK: Writing
 
-    /// Sets the attribute `key` to `value`, checked against the attribute's type.
+    /// Sets the attribute `key` to `value`, checked against the attribute's type; `nil` clears it.
     ///
-    /// An integer fits a `double`, `float` or `decimal` attribute; a one-character string fits a
-    /// `character` attribute. Whether nil is allowed, and the min/max/regex rules, are checked
-    /// at save.
+    /// ```swift
+    /// let title: String? = row.title
+    /// try photo.setValue(title, forKey: "title")      // nil clears
+    /// try photo.setValue(42, forKey: "views")
+    /// try photo.setValue(AttributeValue.null, forKey: "uploadDate")
+    /// ```
+    /// `value` is any ``AttributeValueConvertible`` (`String`, `Int`, `Date`, …, or an
+    /// ``AttributeValue``) or an optional of one. An integer fits a `double`, `float` or
+    /// `decimal` attribute; a one-character string fits a `character` attribute. Whether nil is
+    /// allowed, and the min/max/regex rules, are checked at save.
     /// A transient attribute is set as any other (the object then has changes), but a save
     /// writes nothing for it.
     /// - Returns: whether the value changed (setting the value an attribute holds changes nothing).
@@ -135,8 +142,8 @@ open class ManagedObject {
     ///   the attribute's range), `.readOnly` (a derived attribute), `.objectDeleted`, or
     ///   `.notInContext`.
     @discardableResult
-    public func setValue(_ value: AttributeValue, forKey key: String) throws -> Bool {
-        try setValue(value, forAttributeAt: try position(of: key))
+    public func setValue(_ value: (any AttributeValueConvertible)?, forKey key: String) throws -> Bool {
+        try setValue(value?.attributeValue ?? .null, forAttributeAt: try position(of: key))
     }
 
     /// Sets the attribute at `index` (its position in ``Entity/attributes``): the same as

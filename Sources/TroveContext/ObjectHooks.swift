@@ -6,7 +6,7 @@ import TroveModel
 /// ```swift
 /// var hooks = ObjectHooks()
 /// hooks.prepareForDeletion(of: "Photo") { photo in
-///     try photo.relatedObject(forKey: "whoTook")?.setValue(.boolean(true), forKey: "needsReview")
+///     try photo.relatedObject(forKey: "whoTook")?.setValue(true, forKey: "needsReview")
 /// }
 /// hooks.validate("Photo") { photo in
 ///     if try photo.value(forKey: "title") == "" { throw ObjectHooks.Rejection("a title cannot be empty") }

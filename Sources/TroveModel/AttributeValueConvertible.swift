@@ -129,3 +129,13 @@ extension JSONValue: AttributeValueConvertible {
         self = j
     }
 }
+
+extension AttributeValue: AttributeValueConvertible {
+    /// The value itself, so that APIs taking any ``AttributeValueConvertible`` take an
+    /// ``AttributeValue`` too (`try object.setValue(AttributeValue.null, forKey: "title")`).
+    public var attributeValue: AttributeValue { self }
+    /// Any value, itself.
+    public init?(attributeValue value: AttributeValue) {
+        self = value
+    }
+}

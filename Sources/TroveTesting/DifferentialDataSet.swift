@@ -195,7 +195,7 @@ public enum DifferentialDataSet {
         var byID: [String: ManagedObject] = [:]
         for row in photographers {
             let object = try context.insert("Photographer")
-            try object.setValue(.string(row.id), forKey: "id")
+            try object.setValue(row.id, forKey: "id")
             try object.setValue(optional(row.name), forKey: "name")
             try object.setValue(optional(row.born), forKey: "born")
             try object.setValue(optional(row.rating), forKey: "rating")
@@ -211,7 +211,7 @@ public enum DifferentialDataSet {
         var thingObjects: [String: ManagedObject] = [:]
         for row in things {
             let thing = try context.insert("Thing")
-            try thing.setValue(.string(row.label), forKey: "label")
+            try thing.setValue(row.label, forKey: "label")
             try thing.setValue(optional(row.int16), forKey: "int16Value")
             try thing.setValue(optional(row.int32), forKey: "int32Value")
             try thing.setValue(optional(row.int64), forKey: "int64Value")
@@ -230,7 +230,7 @@ public enum DifferentialDataSet {
         }
         for row in photos {
             let photo = try context.insert("Photo")
-            try photo.setValue(.string(row.uniqueId), forKey: "uniqueId")
+            try photo.setValue(row.uniqueId, forKey: "uniqueId")
             try photo.setValue(optional(row.title), forKey: "title")
             try photo.setValue(optional(row.uploadDate), forKey: "uploadDate")
             try photo.setValue(optional(row.viewed), forKey: "viewed")

@@ -28,12 +28,12 @@ import TroveTesting
         var owners: [ManagedObject] = []
         for id in ["ann", "bob"] {
             let owner = try context.insert("Owner")
-            try owner.setValue(.string(id), forKey: "id")
+            try owner.setValue(id, forKey: "id")
             owners.append(owner)
         }
         for (id, owner) in [("p1", 0), ("p2", 0), ("p3", 1)] {
             let photo = try context.insert("Photo")
-            try photo.setValue(.string(id), forKey: "id")
+            try photo.setValue(id, forKey: "id")
             try photo.setRelatedObject(owners[owner], forKey: "owner")
         }
         try context.save()

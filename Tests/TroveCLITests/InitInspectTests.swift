@@ -22,7 +22,7 @@ import TroveTesting
         #expect(created.stderr.contains("created \(storePath): 2 entities"))
 
         let context = try Container(model: SampleModels.photos(), url: URL(fileURLWithPath: storePath)).newBackgroundContext()
-        for i in 0..<3 { try context.insert("Photo").setValue(.string("p\(i)"), forKey: "id") }
+        for i in 0..<3 { try context.insert("Photo").setValue("p\(i)", forKey: "id") }
         try context.save()
 
         let text = try CLIRunner.run(["inspect", storePath])

@@ -70,7 +70,7 @@ import TroveTesting
         let context = try Container(store: SQLiteStore(url: URL(fileURLWithPath: fixture.storePath))).newBackgroundContext()
         let photo = try context.insert("Photo")
         try photo.setValue("p4", forKey: "id")
-        try photo.setValue(.string(String(repeating: "x", count: 60)), forKey: "title")
+        try photo.setValue(String(repeating: "x", count: 60), forKey: "title")
         try context.save()
         let result = try fixture.run("query", "Photo", "--fields", "id,title", "--where", "id = 'p4'")
         #expect(result.stdout == "id  title\n--  \(String(repeating: "-", count: 40))\np4  \(String(repeating: "x", count: 39))…\n")

@@ -85,8 +85,8 @@ import TroveTesting
         try ann.setValue("Ann", forKey: "name")
         for i in 0..<3 {
             let photo = try setup.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
-            try photo.setValue(.string("t\(i)"), forKey: "title")
+            try photo.setValue("p\(i)", forKey: "id")
+            try photo.setValue("t\(i)", forKey: "title")
             try photo.setRelatedObject(ann, forKey: "whoTook")
         }
         try setup.save()
@@ -101,7 +101,7 @@ import TroveTesting
 
         let theirs = container.newBackgroundContext()
         let other = try theirs.fetch("Photo", sortedBy: "id")
-        try other[0].setValue(.integer(50), forKey: "views")
+        try other[0].setValue(50, forKey: "views")
         try other[1].setValue("theirs", forKey: "title")
         try theirs.delete(other[2])
         let fresh = try theirs.insert("Photo")
@@ -126,7 +126,7 @@ import TroveTesting
         let photo = try #require(try context.fetchFirst("Photo", whereKey: "id", equals: "p0"))
         try photo.setValue("local", forKey: "title")
         let other = container.newBackgroundContext()
-        try #require(try other.fetchFirst("Photo", whereKey: "id", equals: "p0")).setValue(.integer(7), forKey: "views")
+        try #require(try other.fetchFirst("Photo", whereKey: "id", equals: "p0")).setValue(7, forKey: "views")
         try other.save()
         try context.refresh(photo, mergeChanges: true)
         #expect(try photo.value(forKey: "title") == "local" && photo.value(forKey: "views") == 7)

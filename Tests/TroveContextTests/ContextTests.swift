@@ -16,8 +16,8 @@ import TroveTesting
 
     func photo(_ id: String, title: String? = nil) throws -> ManagedObject {
         let photo = try context.insert("Photo")
-        try photo.setValue(.string(id), forKey: "id")
-        if let title { try photo.setValue(.string(title), forKey: "title") }
+        try photo.setValue(id, forKey: "id")
+        try photo.setValue(title, forKey: "title")
         return photo
     }
 

@@ -73,13 +73,13 @@ struct DerivedFixture {
             var agencies: [String: ManagedObject] = [:]
             for name in ["North", "South"] {
                 let agency = try setup.insert("Agency")
-                try agency.setValue(.string(name), forKey: "name")
+                try agency.setValue(name, forKey: "name")
                 agencies[name] = agency
             }
             var owners: [String: ManagedObject] = [:]
             for (id, name, agency) in Self.photographers {
                 let owner = try setup.insert("Photographer")
-                try owner.setValue(.string(id), forKey: "id")
+                try owner.setValue(id, forKey: "id")
                 try owner.setValue(name.map(AttributeValue.string) ?? .null, forKey: "name")
                 try owner.setRelatedObject(agency.flatMap { agencies[$0] }, forKey: "agency")
                 owners[id] = owner
@@ -87,13 +87,13 @@ struct DerivedFixture {
             var tags: [String: ManagedObject] = [:]
             for name in Self.tags {
                 let tag = try setup.insert("Tag")
-                try tag.setValue(.string(name), forKey: "name")
+                try tag.setValue(name, forKey: "name")
                 tags[name] = tag
             }
             for photo in Self.photos {
                 let object = try setup.insert("Photo")
-                try object.setValue(.string(photo.id), forKey: "id")
-                try object.setValue(.integer(photo.views), forKey: "views")
+                try object.setValue(photo.id, forKey: "id")
+                try object.setValue(photo.views, forKey: "views")
                 try object.setValue(photo.price.flatMap { Decimal(string: $0) }.map(AttributeValue.decimal) ?? .null, forKey: "price")
                 try object.setRelatedObject(photo.owner.flatMap { owners[$0] }, forKey: "whoTook")
                 try object.setRelatedObjects(photo.tags.compactMap { tags[$0] }, forKey: "tags")
@@ -220,7 +220,7 @@ struct DerivedFixture {
     @Test func settingADerivedAttributeThrowsReadOnly() throws {
         let ann = try #require(try context.fetchFirst("Photographer", where: "id == 'ann'"))
         #expect {
-            try ann.setValue(.integer(99), forKey: "photoCount")
+            try ann.setValue(99, forKey: "photoCount")
         } throws: { ($0 as? ObjectError)?.code == .readOnly }
         #expect(try ann.value(forKey: "photoCount") == .integer(3))
         #expect(!context.hasChanges)
@@ -240,7 +240,7 @@ struct DerivedFixture {
         #expect(try bob.value(forKey: "photoCount") == .integer(0))
         let photo = try context.insert("Photo")
         try photo.setValue("b1", forKey: "id")
-        try photo.setValue(.integer(4), forKey: "views")
+        try photo.setValue(4, forKey: "views")
         try photo.setRelatedObject(bob, forKey: "whoTook")
         #expect(try photo.value(forKey: "ownerName") == .null, "an inserted object has no derived values")
         try context.save()

@@ -8,8 +8,8 @@ import TroveTesting
 struct PredicateCase: Sendable, CustomTestStringConvertible {
     var entity: String
     var format: String
-    var arguments: [any PredicateArgument]
-    var variables: [String: any PredicateArgument] = [:]
+    var arguments: [PredicateArgumentValue]
+    var variables: [String: PredicateArgumentValue] = [:]
     /// The number of objects the predicate selects, counted by hand from
     /// ``DifferentialDataSet``'s tables.
     var expected: Int?
@@ -19,8 +19,8 @@ struct PredicateCase: Sendable, CustomTestStringConvertible {
             + (variables.isEmpty ? "" : " with \(variables.keys.sorted())")
     }
 
-    private static func describe(_ argument: any PredicateArgument) -> String {
-        let text = "\(argument.predicateArgumentValue)"
+    private static func describe(_ argument: PredicateArgumentValue) -> String {
+        let text = "\(argument)"
         return text.count > 60 ? String(text.prefix(60)) + "…" : text
     }
 
@@ -33,7 +33,8 @@ struct PredicateCase: Sendable, CustomTestStringConvertible {
 /// `entity`, `format`, arguments, and the hand-counted number of matches.
 func when(_ entity: String, _ format: String, _ arguments: any PredicateArgument..., vars: [String: any PredicateArgument] = [:],
           count: Int?) -> PredicateCase {
-    PredicateCase(entity: entity, format: format, arguments: arguments, variables: vars, expected: count)
+    PredicateCase(entity: entity, format: format, arguments: arguments.map(\.predicateArgumentValue),
+                  variables: vars.mapValues(\.predicateArgumentValue), expected: count)
 }
 
 /// A store holding a data set, read from a fresh context so that nothing is pending: the SQL

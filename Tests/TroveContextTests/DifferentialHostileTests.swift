@@ -28,8 +28,8 @@ import TroveTesting
         return try DifferentialStore(model: model) { context in
             for (index, title) in (hostile + decoys).enumerated() {
                 let photo = try context.insert("Photo")
-                try photo.setValue(.string(title), forKey: "title")
-                try photo.setValue(.integer(Int64(index)), forKey: "views")
+                try photo.setValue(title, forKey: "title")
+                try photo.setValue(Int64(index), forKey: "views")
             }
         }
     }

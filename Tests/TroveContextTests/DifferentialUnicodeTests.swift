@@ -48,7 +48,7 @@ import TroveTesting
         let decoys = ["", "x", "stra", "caf"]
         let store = try DifferentialStore(model: model) { context in
             for text in [pair.stored] + decoys {
-                try context.insert("Word").setValue(.string(text), forKey: "text")
+                try context.insert("Word").setValue(text, forKey: "text")
             }
         }
         for (suffix, equal) in zip(Self.optionSuffixes, pair.equal) {

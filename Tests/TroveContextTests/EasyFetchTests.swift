@@ -15,9 +15,9 @@ import TroveTesting
         try ann.setValue("Ann", forKey: "name")
         for (i, title) in ["Sunset", "sunrise", "Beach", "Harbour"].enumerated() {
             let photo = try context.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
-            try photo.setValue(.string(title), forKey: "title")
-            try photo.setValue(.integer(Int64(100 * i)), forKey: "views")
+            try photo.setValue("p\(i)", forKey: "id")
+            try photo.setValue(title, forKey: "title")
+            try photo.setValue(Int64(100 * i), forKey: "views")
             try photo.setRelatedObject(i < 3 ? ann : nil, forKey: "whoTook")
         }
         try context.save()
@@ -62,14 +62,14 @@ import TroveTesting
         let context = try Container(store: store).newBackgroundContext()
         for (name, tags) in [("Ann", ["a", "b"]), ("Bob", [])] {
             let person = try context.insert("Person")
-            try person.setValue(.string(name), forKey: "name")
+            try person.setValue(name, forKey: "name")
             for tag in tags {
                 let object = try context.insert("Tag")
-                try object.setValue(.string(name + tag), forKey: "name")
+                try object.setValue(name + tag, forKey: "name")
                 try person.addRelatedObject(object, forKey: "tags")
             }
             let album = try context.insert("Album")
-            try album.setValue(.string(name + "'s"), forKey: "title")
+            try album.setValue(name + "'s", forKey: "title")
             try album.setRelatedObject(person, forKey: "owner")
         }
         try context.save()

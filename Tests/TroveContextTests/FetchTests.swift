@@ -18,13 +18,13 @@ import TroveTesting
         let setup = container.newBackgroundContext()
         for i in 0..<10 {
             let photographer = try setup.insert("Photographer")
-            try photographer.setValue(.string("p\(i)"), forKey: "id")
-            try photographer.setValue(.string("Name \(9 - i)"), forKey: "name")
+            try photographer.setValue("p\(i)", forKey: "id")
+            try photographer.setValue("Name \(9 - i)", forKey: "name")
             for j in 0..<i {
                 let photo = try setup.insert("Photo")
-                try photo.setValue(.string("p\(i)-\(j)"), forKey: "id")
-                try photo.setValue(.integer(Int64(10 * i + j)), forKey: "views")
-                try photo.setValue(.string(j % 2 == 0 ? "Sunset \(i)" : "Beach \(i)"), forKey: "title")
+                try photo.setValue("p\(i)-\(j)", forKey: "id")
+                try photo.setValue(Int64(10 * i + j), forKey: "views")
+                try photo.setValue(j % 2 == 0 ? "Sunset \(i)" : "Beach \(i)", forKey: "title")
                 try photo.setRelatedObject(photographer, forKey: "whoTook")
             }
         }

@@ -17,7 +17,7 @@ import TroveTesting
         let container = try Container(model: Self.model(), url: dir.file("m.trove"))
         let context = container.newBackgroundContext()
         let image = try context.insert("Image")
-        try image.setValue(.uri(URL(string: "https://x/i.png")!), forKey: "url")
+        try image.setValue(URL(string: "https://x/i.png")!, forKey: "url")
         try image.setValue(640, forKey: "width")
         let video = try context.insert("Video")
         try video.setValue(12.5, forKey: "seconds")

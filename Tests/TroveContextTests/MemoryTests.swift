@@ -12,7 +12,7 @@ import TroveTesting
         let writer = container.newBackgroundContext()
         for i in 0..<20_000 {
             let photo = try writer.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
+            try photo.setValue("p\(i)", forKey: "id")
         }
         try writer.save()
         writer.reset()
@@ -40,7 +40,7 @@ import TroveTesting
         try ann.setValue("ann", forKey: "id")
         for i in 0..<3 {
             let photo = try setup.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
+            try photo.setValue("p\(i)", forKey: "id")
             try photo.setRelatedObject(ann, forKey: "whoTook")
         }
         try setup.save()

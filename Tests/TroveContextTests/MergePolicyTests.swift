@@ -29,7 +29,7 @@ import TroveTesting
         let b = container.newBackgroundContext()
         let theirs = try b.object(with: id)
         try theirs.setValue("theirs", forKey: "title")
-        try theirs.setValue(.date(Date(timeIntervalSince1970: 100)), forKey: "uploadDate")
+        try theirs.setValue(Date(timeIntervalSince1970: 100), forKey: "uploadDate")
         try b.save()
         try mine.setValue("mine", forKey: "title")
         try mine.setValue(2, forKey: "views")

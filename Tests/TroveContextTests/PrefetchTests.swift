@@ -27,13 +27,13 @@ import TroveTesting
         var owners: [ManagedObject] = []
         for i in 0..<30 {
             let owner = try context.insert("Photographer")
-            try owner.setValue(.string("o\(i)"), forKey: "id")
-            try owner.setValue(.string("Owner \(i)"), forKey: "name")
+            try owner.setValue("o\(i)", forKey: "id")
+            try owner.setValue("Owner \(i)", forKey: "name")
             owners.append(owner)
         }
         for i in 0..<300 {
             let photo = try context.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
+            try photo.setValue("p\(i)", forKey: "id")
             try photo.setRelatedObject(owners[i % 30], forKey: "whoTook")
         }
         try context.save()

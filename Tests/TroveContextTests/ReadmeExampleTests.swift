@@ -55,7 +55,7 @@ import TroveTesting
         try photo.setValue("Café", forKey: "title")
         for name in ["sea", "sky", "sand"] {
             let tag = try context.insert("Tag")
-            try tag.setValue(.string(name), forKey: "name")
+            try tag.setValue(name, forKey: "name")
             try photo.addRelatedObject(tag, forKey: "tags")
         }
 
@@ -94,8 +94,8 @@ import TroveTesting
         let setup = try Container(model: model, url: url).newBackgroundContext()
         for i in 0..<3 {
             let photo = try setup.insert("Photo")
-            try photo.setValue(.string("p\(i)"), forKey: "id")
-            try photo.setValue(.integer(Int64(i + 1)), forKey: "views")
+            try photo.setValue("p\(i)", forKey: "id")
+            try photo.setValue(Int64(i + 1), forKey: "views")
         }
         try setup.save()
 

@@ -16,7 +16,7 @@ import TroveTesting
 
     func make(_ entity: String, _ key: String = "name", _ value: String) throws -> ManagedObject {
         let object = try context.insert(entity)
-        try object.setValue(.string(value), forKey: key)
+        try object.setValue(value, forKey: key)
         return object
     }
 

@@ -23,7 +23,7 @@ import TroveTesting
             let ids = try owner.objectIDs(forRelationshipNamed: "photos")   // the photo's row waits in the cache
             let before = try #require(try container.newBackgroundContext().object(with: ids[0]).value(forKey: "title", as: String.self))
             let other = container.newBackgroundContext()
-            try other.object(with: ids[0]).setValue(.string("changed \(round)"), forKey: "title")
+            try other.object(with: ids[0]).setValue("changed \(round)", forKey: "title")
             try other.save()
             try await Task.sleep(for: .milliseconds(5))
             let seen = try context.object(with: ids[0]).value(forKey: "title", as: String.self)

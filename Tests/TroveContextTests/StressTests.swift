@@ -20,7 +20,7 @@ import TroveTesting
         var ids: [ObjectID] = []
         for i in 0..<Self.counters {
             let counter = try setup.insert("Photo")
-            try counter.setValue(.string("counter\(i)"), forKey: "id")
+            try counter.setValue("counter\(i)", forKey: "id")
             try setup.save()
             ids.append(counter.objectID)
         }
@@ -38,7 +38,7 @@ import TroveTesting
                                 let counter = try context.object(with: id)
                                 try context.refresh(counter, mergeChanges: false)
                                 let views = try counter.value(forKey: "views", as: Int.self) ?? 0
-                                try counter.setValue(.integer(Int64(views + 1)), forKey: "views")
+                                try counter.setValue(Int64(views + 1), forKey: "views")
                                 do {
                                     try context.save()
                                     done += 1

@@ -28,9 +28,9 @@ import TroveTesting
         let missing = try context.insert("Account")
         let bad = try context.insert("Account")
         try bad.setValue("X!", forKey: "handle")
-        try bad.setValue(.decimal(Decimal(string: "-0.01")!), forKey: "balance")
-        try bad.setValue(.date(Date(timeIntervalSince1970: 5_000_000_000)), forKey: "joined")
-        try bad.setValue(.binary(Data([1, 2, 3, 4, 5])), forKey: "avatar")
+        try bad.setValue(Decimal(string: "-0.01")!, forKey: "balance")
+        try bad.setValue(Date(timeIntervalSince1970: 5_000_000_000), forKey: "joined")
+        try bad.setValue(Data([1, 2, 3, 4, 5]), forKey: "avatar")
 
         let error = try #require(throws: ValidationError.self) { try context.save() }
         let found = Set(error.failures.map { "\($0.objectID.entityName).\($0.key ?? "-").\($0.rule.rawValue)" })

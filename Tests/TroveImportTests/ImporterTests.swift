@@ -210,10 +210,10 @@ import TroveTesting
             return .object(members)
         }
         hooks.afterRecord(of: "Photo") { photo, record in
-            try photo.setValue(.integer(Int64(record.objectValue?.count ?? 0)), forKey: "views")
+            try photo.setValue(Int64(record.objectValue?.count ?? 0), forKey: "views")
         }
         hooks.handleKey("colour", of: "Photo") { photo, value in
-            try photo.setValue(.string("colour:" + (value.stringValue ?? "?")), forKey: "size")
+            try photo.setValue("colour:" + (value.stringValue ?? "?"), forKey: "size")
         }
         let report = try run(#"[{"id": 1, "caption": "Hi", "colour": "red"}, {"id": 2, "private": true}]"#,
                              options: ImportOptions(hooks: hooks))

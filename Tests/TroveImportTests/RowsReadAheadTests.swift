@@ -69,8 +69,8 @@ import TroveTesting
             let context = other.newBackgroundContext()
             do {
                 let photo = try context.insert("Photo")
-                try photo.setValue(.integer(50), forKey: "id")
-                try photo.setValue(.string("theirs"), forKey: "title")
+                try photo.setValue(50, forKey: "id")
+                try photo.setValue("theirs", forKey: "title")
                 try context.save()
             } catch {
                 Issue.record("the other store's write failed: \(error)")

@@ -62,8 +62,8 @@ struct PredicateCheckingTests {
         ("views IN 3", .typeMismatch, "IN needs a list on the right, such as {1, 2} or an array argument, not an integer"),
         ("views = {1, 2}", .typeMismatch, "a list can only follow IN or BETWEEN, not =="),
         ("title MATCHES '(unclosed'", .invalidRegex, "\"(unclosed\" is not a valid regular expression"),
-        ("whoTook = 'Ada'", .typeMismatch, "relationship 'whoTook' can only be compared with nil (= nil, != nil); compare one of its keys instead, such as whoTook.id"),
-        ("whoTook > nil", .typeMismatch, "relationship 'whoTook' can only be compared with nil (= nil, != nil); compare one of its keys instead, such as whoTook.id"),
+        ("whoTook = 'Ada'", .typeMismatch, "relationship 'whoTook' can only be compared with nil (= nil, != nil) or an object (== %@); compare one of its keys instead, such as whoTook.id"),
+        ("whoTook > nil", .typeMismatch, "relationship 'whoTook' can only be compared with nil (= nil, != nil) or an object (== %@); compare one of its keys instead, such as whoTook.id"),
         // key paths
         ("whoTook.photos.title = 'x'", .keyPath, "string attribute 'whoTook.photos.title' goes through a to-many relationship: write ANY, ALL or NONE before it, or use an aggregate such as @count"),
         ("ANY title = 'x'", .keyPath, "ANY needs a key path through a to-many relationship on the left, not string attribute 'title'"),

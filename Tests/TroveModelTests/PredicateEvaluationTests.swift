@@ -185,12 +185,13 @@ struct PredicateEvaluationTests {
     @Test func wrongShapedSubjectsReadAsNil() throws {
         /// A subject that answers every key with a string.
         struct Confused: PredicateSubject {
+            let objectID: ObjectID
             func predicateValue(for key: PredicateKey) -> PredicateSubjectValue { .value("x") }
         }
         let photographer = try PhotoModel.entity("Photographer"), model = try PhotoModel.model()
         for format in ["ANY photos.views > 1", "photos.@count = 0", "mentor = nil", "mentor.name = nil", "name = 'x'"] {
             let checked = try ObjectPredicate(format: format).checked(for: photographer, in: model)
-            #expect(checked.evaluate(with: Confused()) == (format != "ANY photos.views > 1"), "\(format)")
+            #expect(checked.evaluate(with: Confused(objectID: .temporary(entity: photographer))) == (format != "ANY photos.views > 1"), "\(format)")
         }
     }
 }

@@ -68,15 +68,15 @@ struct PredicateSyntaxErrorTests {
     }
 
     @Test(arguments: [
-        ("title = %@", [any PredicateArgument](), 9, "missing argument for %@ (it is argument 1; 0 given)"),
+        ("title = %@", [AttributeValue](), 9, "missing argument for %@ (it is argument 1; 0 given)"),
         ("title = %@", ["a", "b"], nil, "2 arguments given, but the format uses 1"),
         ("views = %d", ["3"], 9, "%d needs an integer, got a string (argument 1)"),
         ("views = %f", ["3"], 9, "%f needs a number, got a string (argument 1)"),
         ("title = %s", [3], 9, "%s needs a string, got an integer (argument 1)"),
         ("%K = 1", [3], 1, "%K needs a key path given as a String (argument 1)"),
         ("%K = 1", ["a..b"], 1, "the %K argument \"a..b\" is not a key path"),
-    ] as [(String, [any PredicateArgument], Int?, String)])
-    func argumentErrors(format: String, arguments: [any PredicateArgument], column: Int?, message: String) {
+    ] as [(String, [AttributeValue], Int?, String)])
+    func argumentErrors(format: String, arguments: [AttributeValue], column: Int?, message: String) {
         let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format, arguments: arguments) }
         #expect(error?.code == .argument)
         #expect(error?.message == message)

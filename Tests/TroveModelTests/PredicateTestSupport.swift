@@ -45,8 +45,11 @@ final class TestObject: PredicateSubject, CustomStringConvertible {
     var values: [String: AttributeValue]
     var toOne: [String: TestObject] = [:]
     var toMany: [String: [TestObject]] = [:]
+    /// A process-unique identity, for comparisons with objects.
+    let objectID: ObjectID
 
     init(_ entity: Entity, _ values: [String: AttributeValue]) {
+        objectID = .temporary(entity: entity)
         self.entity = entity
         self.values = values
     }

@@ -53,4 +53,23 @@ import TroveTesting
         #expect(statement.sql.hasPrefix("SELECT \"t\".\"_pk\" FROM \"Photo\" AS \"t\" WHERE"))
         #expect(statement.arguments == [15, 2, 0])
     }
+
+    /// Objects compare by primary key, bound as parameters; a temporary ID names no row.
+    @Test func objectsCompileToTheirKeys() throws {
+        let photo = try #require(store.model.entity(named: "Photo"))
+        let stored = [ObjectID(entity: photo, primaryKey: 2), ObjectID(entity: photo, primaryKey: 4)]
+        func statement(_ format: String, _ argument: any PredicateArgument) throws -> CompiledStatement {
+            try store.compiledFetch(StoreQuery(FetchRequest(entityName: "Photo", predicate: ObjectPredicate(format: format, argument)),
+                                               model: store.model), selecting: .objectIDs)
+        }
+        let among = try statement("SELF IN %@", stored + [.temporary(entity: photo)])
+        #expect(among.sql == "SELECT \"t\".\"_pk\" FROM \"Photo\" AS \"t\" WHERE \"t\".\"_pk\" IN (?, ?) ORDER BY \"t\".\"_pk\"")
+        #expect(among.arguments == [2, 4])
+        #expect(try store.fetchObjectIDs(StoreQuery(FetchRequest(entityName: "Photo", predicate: ObjectPredicate(format: "SELF IN %@", stored)),
+                                                    model: store.model)).map { $0 } == stored)
+        let other = try statement("SELF != %@", stored[0])
+        #expect(other.sql.hasSuffix("WHERE \"t\".\"_pk\" IS NOT ? ORDER BY \"t\".\"_pk\""))
+        #expect(try statement("SELF == %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE 0 ORDER BY"))
+        #expect(try statement("SELF != %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE 1 ORDER BY"))
+    }
 }

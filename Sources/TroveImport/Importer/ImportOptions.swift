@@ -33,7 +33,7 @@ public struct ImportOptions: Sendable {
 /// ```swift
 /// var hooks = ImportHooks()
 /// hooks.beforeRecord(of: "Photo") { record in record.objectValue?["private"] == true ? nil : record }
-/// hooks.afterRecord(of: "Photo") { photo, record in try photo.setValue(.boolean(true), forKey: "imported") }
+/// hooks.afterRecord(of: "Photo") { photo, record in try photo.setValue(true, forKey: "imported") }
 /// hooks.handleKey("colour", of: "Photo") { photo, value in /* takes over the key "colour" */ }
 /// ```
 public struct ImportHooks: Sendable {

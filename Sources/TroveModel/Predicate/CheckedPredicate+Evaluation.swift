@@ -20,6 +20,24 @@ struct PredicateEvaluator {
         case .and(let parts): parts.allSatisfy { matches($0, subject) }
         case .or(let parts): parts.contains { matches($0, subject) }
         case .comparison(let comparison): matches(comparison, subject)
+        case .objects(let comparison): matches(comparison, subject)
+        }
+    }
+
+    private func matches(_ comparison: CheckedPredicate.ObjectComparison, _ subject: any PredicateSubject) -> Bool {
+        func test(_ object: (any PredicateSubject)?) -> Bool {
+            (object.map { comparison.objects.contains($0.objectID) } ?? false) != comparison.isNegated
+        }
+        let path = comparison.path
+        guard comparison.modifier != .direct, let split = path.toManyStepIndex else {
+            return test(object(along: path.steps[...], from: start(of: path, subject)))
+        }
+        let elements = objects(along: path.steps[...split], from: start(of: path, subject))
+        let reached = elements.lazy.map { object(along: path.steps[(split + 1)...], from: $0) }
+        switch comparison.modifier {
+        case .any: return reached.contains(where: test)
+        case .all: return reached.allSatisfy(test)
+        case .none, .direct: return !reached.contains(where: test)
         }
     }
 
@@ -89,6 +107,16 @@ struct PredicateEvaluator {
     private func start(of path: ResolvedKeyPath, _ subject: any PredicateSubject) -> (any PredicateSubject)? {
         guard let variable = path.variable else { return subject }
         return bindings.last { $0.name == variable }?.subject
+    }
+
+    /// The object reached by to-one steps (`start` itself for none); `nil` past a missing one.
+    private func object(along steps: ArraySlice<ResolvedKeyPath.Step>, from start: (any PredicateSubject)?) -> (any PredicateSubject)? {
+        var current = start
+        for step in steps {
+            guard let object = current, case .object(let next) = object.predicateValue(for: step.key) else { return nil }
+            current = next
+        }
+        return current
     }
 
     /// The objects reached by to-one steps then a final to-many step.

@@ -12,6 +12,9 @@
 /// - `@count` and `@sum` of nothing are 0; `@avg`, `@min`, `@max` of nothing are nil; nil
 ///   values are skipped by every aggregate but `@count` (which counts objects).
 /// - Strings compare as ``PredicateText`` defines.
+/// - Objects compare by ``ObjectID``: a relationship that holds no object is none of them.
+///   An unsaved object (a temporary ID) is no stored row, so SQL finds nothing that refers to
+///   it; a context's fetch evaluates its unsaved changes in memory, where the object is found.
 public struct CheckedPredicate: Sendable, Hashable {
     /// The name of the entity the predicate was checked for (its sub-entities match too).
     public let entityName: String
@@ -32,6 +35,24 @@ public struct CheckedPredicate: Sendable, Hashable {
         case or([Node])
         /// A comparison of two operands.
         case comparison(Comparison)
+        /// A comparison of objects: `whoTook == %@`, `SELF IN %@`, `ANY tags IN %@`.
+        case objects(ObjectComparison)
+    }
+
+    /// Whether the object a key path reaches (or the evaluated object itself) is one of some
+    /// objects: `whoTook == %@`, `whoTook != %@`, `SELF IN %@`, `tags CONTAINS %@` (that is
+    /// `ANY tags == %@`), `ANY tags IN %@`.
+    public struct ObjectComparison: Sendable, Hashable {
+        /// ``ObjectPredicate/Modifier/direct`` for a path of to-one steps (or none); how the
+        /// objects are quantified when the path has a to-many step.
+        public var modifier: ObjectPredicate.Modifier
+        /// To-one steps and at most one to-many step, ending in a relationship; no steps for
+        /// `SELF` (or a `SUBQUERY` variable's element).
+        public var path: ResolvedKeyPath
+        /// The objects compared with.
+        public var objects: Set<ObjectID>
+        /// `!=`: true when the object is not among ``objects`` (also when there is none).
+        public var isNegated: Bool
     }
 
     /// A checked comparison. A key path with a to-many step is only ever the left operand of
@@ -132,18 +153,23 @@ public struct ResolvedKeyPath: Sendable, Hashable, CustomStringConvertible {
     public let variable: String?
     /// The entity the path starts from.
     public let entityName: String
-    /// The steps, in order; never empty.
+    /// The steps, in order; empty only for `SELF` in an ``CheckedPredicate/ObjectComparison``.
     public let steps: [Step]
 
     /// The attribute the path ends in, if it does.
     public var attribute: Attribute? { steps.last?.attribute }
 
+    /// Whether the path has no steps: `SELF`, or a `SUBQUERY` variable's element (only in an
+    /// ``CheckedPredicate/ObjectComparison``).
+    public var isSelf: Bool { steps.isEmpty }
+
     /// The position of the to-many step, if there is one.
     public var toManyStepIndex: Int? { steps.firstIndex(where: \.isToMany) }
 
-    /// The dotted path, with `$variable.` in front when it has one.
+    /// The dotted path, with `$variable.` in front when it has one; `SELF` for no steps.
     public var description: String {
-        ((variable.map { ["$" + $0] } ?? []) + steps.map(\.key.name)).joined(separator: ".")
+        if steps.isEmpty, variable == nil { return "SELF" }
+        return ((variable.map { ["$" + $0] } ?? []) + steps.map(\.key.name)).joined(separator: ".")
     }
 }
 

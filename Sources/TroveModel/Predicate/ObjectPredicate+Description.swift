@@ -5,8 +5,9 @@ extension ObjectPredicate: CustomStringConvertible {
     /// quotes, dates as `CAST(seconds, "NSDate")`, parentheses only where precedence needs them.
     ///
     /// Parsing the description gives an equal predicate, except that a `Double` constant reads
-    /// back as a decimal and a UUID, URL, character or JSON constant as a string; checking
-    /// against the model makes those equal again.
+    /// back as a decimal and a UUID, URL, character or JSON constant as a string (checking
+    /// against the model makes those equal again), and that an object prints as `<Photo/42>`,
+    /// which does not parse: pass it as an argument.
     public var description: String { root.description }
 }
 
@@ -54,6 +55,7 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
         case .value(let value): Self.literal(value)
         case .list(let items): "{" + items.map(\.description).joined(separator: ", ") + "}"
         case .keyPath(let path): Self.formatted(path)
+        case .object(let id): "<\(id)>"
         case .variable(let name): "$" + name
         case .aggregate(let function, let collection, let key):
             ([collection.description, function.rawValue] + key.map(Self.formattedKey)).joined(separator: ".")
@@ -63,7 +65,8 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
     }
 
     private static func formatted(_ path: ObjectPredicate.KeyPath) -> String {
-        ((path.variable.map { ["$" + $0] } ?? []) + path.keys.map(formattedKey)).joined(separator: ".")
+        if path.keys.isEmpty, path.variable == nil { return "SELF" }
+        return ((path.variable.map { ["$" + $0] } ?? []) + path.keys.map(formattedKey)).joined(separator: ".")
     }
 
     /// A key as written in a format: `#` before a reserved word.

@@ -57,13 +57,17 @@ public struct ObjectPredicate: Sendable, Hashable {
         public var options: StringOptions
         /// The right operand.
         public var right: Expression
-        /// The 1-based column of the operator in ``ObjectPredicate/format``; not part of equality.
+        /// The 1-based column of the operator in ``source``; not part of equality.
         public var column: Int?
+        /// The text the comparison was parsed from (the whole format it is part of), so that an
+        /// error in it shows that text, also inside a predicate combined with
+        /// ``ObjectPredicate/and(_:)``; not part of equality.
+        public var source: String?
 
-        /// A comparison; `column` only locates errors.
+        /// A comparison; `column` and `source` only locate errors.
         public init(
             _ left: Expression, _ op: Operator, _ right: Expression, modifier: Modifier = .direct,
-            options: StringOptions = [], column: Int? = nil
+            options: StringOptions = [], column: Int? = nil, source: String? = nil
         ) {
             self.modifier = modifier
             self.left = left
@@ -71,6 +75,7 @@ public struct ObjectPredicate: Sendable, Hashable {
             self.options = options
             self.right = right
             self.column = column
+            self.source = source
         }
 
         public static func == (lhs: Comparison, rhs: Comparison) -> Bool {
@@ -152,8 +157,12 @@ public struct ObjectPredicate: Sendable, Hashable {
         case value(AttributeValue)
         /// `{a, b, …}`, or an array argument.
         case list([Expression])
-        /// A key path: `title`, `whoTook.name`, `$p.views` inside a `SUBQUERY`.
+        /// A key path: `title`, `whoTook.name`, `$p.views` inside a `SUBQUERY`; `SELF` (the
+        /// evaluated object) and `$p` alone are key paths without keys.
         case keyPath(KeyPath)
+        /// An object, by its identity (an object or ``ObjectID`` given for `%@`): compared with
+        /// a relationship or `SELF` (`whoTook == %@`, `SELF IN %@`, `tags CONTAINS %@`).
+        case object(ObjectID)
         /// A `$NAME` placeholder not yet bound (see ``ObjectPredicate/substituting(_:)``).
         case variable(String)
         /// `collection.@count`, `collection.@avg.key`, …: a function over a to-many key path or a
@@ -164,7 +173,8 @@ public struct ObjectPredicate: Sendable, Hashable {
         case subquery(collection: KeyPath, variable: String, predicate: Node)
     }
 
-    /// A path of keys, from the evaluated object or from a `SUBQUERY` variable.
+    /// A path of keys, from the evaluated object or from a `SUBQUERY` variable. Without keys it
+    /// is the object itself: `SELF`, or the `SUBQUERY` variable's element.
     public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         /// The `SUBQUERY` variable the path starts from (`p` in `$p.views`), or `nil` for the
         /// evaluated object.
@@ -181,9 +191,10 @@ public struct ObjectPredicate: Sendable, Hashable {
             self.column = column
         }
 
-        /// The dotted path as written (without `#` escapes).
+        /// The dotted path as written (without `#` escapes); `SELF` for the evaluated object.
         public var description: String {
-            ((variable.map { ["$" + $0] } ?? []) + keys).joined(separator: ".")
+            if keys.isEmpty, variable == nil { return "SELF" }
+            return ((variable.map { ["$" + $0] } ?? []) + keys).joined(separator: ".")
         }
 
         public static func == (lhs: KeyPath, rhs: KeyPath) -> Bool {
@@ -227,6 +238,51 @@ public struct StringOptions: OptionSet, Sendable, Hashable {
     public var formatSuffix: String {
         if isEmpty { return "" }
         return "[" + (contains(.caseInsensitive) ? "c" : "") + (contains(.diacriticInsensitive) ? "d" : "") + "]"
+    }
+}
+
+// MARK: - Combining
+
+extension ObjectPredicate {
+    /// True when every part is (Core Data's `NSCompoundPredicate(andPredicateWithSubpredicates:)`);
+    /// `TRUEPREDICATE` for no parts.
+    ///
+    /// ```swift
+    /// let recent = try ObjectPredicate(format: "uploadDate > %@", lastWeek)
+    /// let popular = try ObjectPredicate(format: "views > %d", 100)
+    /// request.predicate = .and([recent, popular])
+    /// ```
+    /// An error found when the result is checked (an unknown key, a type mismatch) shows the
+    /// text of the part it is in, with the column in that text.
+    public static func and(_ parts: [ObjectPredicate]) -> ObjectPredicate {
+        combined(parts, empty: true) { .and($0) }
+    }
+
+    /// True when some part is (`NSCompoundPredicate(orPredicateWithSubpredicates:)`);
+    /// `FALSEPREDICATE` for no parts. Errors show each part's own text, as for ``and(_:)``.
+    public static func or(_ parts: [ObjectPredicate]) -> ObjectPredicate {
+        combined(parts, empty: false) { .or($0) }
+    }
+
+    /// True when `part` is false (`NSCompoundPredicate(notPredicateWithSubpredicate:)`).
+    public static func not(_ part: ObjectPredicate) -> ObjectPredicate {
+        ObjectPredicate(root: .not(part.root), format: nil)
+    }
+
+    private static func combined(_ parts: [ObjectPredicate], empty: Bool, _ make: ([Node]) -> Node) -> ObjectPredicate {
+        switch parts.count {
+        case 0: return ObjectPredicate(root: .constant(empty), format: nil)
+        case 1: return parts[0]
+        default:
+            // Flattened as the parser flattens `a AND b AND c`, so that equal conditions give equal trees.
+            let nodes = parts.flatMap { part -> [Node] in
+                switch (part.root, make([])) {
+                case (.and(let inner), .and), (.or(let inner), .or): inner
+                default: [part.root]
+                }
+            }
+            return ObjectPredicate(root: make(nodes), format: nil)
+        }
     }
 }
 
@@ -285,7 +341,7 @@ extension ObjectPredicate.Node {
 extension ObjectPredicate.Expression {
     func collectVariables(into names: inout Set<String>) {
         switch self {
-        case .value, .keyPath: break
+        case .value, .keyPath, .object: break
         case .variable(let name): names.insert(name)
         case .list(let items): for item in items { item.collectVariables(into: &names) }
         case .aggregate(_, let collection, _): collection.collectVariables(into: &names)
@@ -295,7 +351,7 @@ extension ObjectPredicate.Expression {
 
     func substituting(_ values: [String: ObjectPredicate.Expression]) -> ObjectPredicate.Expression {
         switch self {
-        case .value, .keyPath: self
+        case .value, .keyPath, .object: self
         case .variable(let name): values[name] ?? self
         case .list(let items): .list(items.map { $0.substituting(values) })
         case .aggregate(let function, let collection, let key):

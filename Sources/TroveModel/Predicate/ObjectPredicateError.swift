@@ -12,7 +12,7 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
     /// The kind of problem; new kinds may be added.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Raw: String, Sendable, Hashable {
-            case syntax, argument, unknownKey, keyPath, typeMismatch, unboundVariable, invalidRegex
+            case syntax, argument, unknownKey, keyPath, typeMismatch, unboundVariable, invalidRegex, unsupported
         }
 
         private let raw: Raw
@@ -33,6 +33,9 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
         public static let unboundVariable = Code(.unboundVariable)
         /// A `MATCHES` pattern is not a valid regular expression.
         public static let invalidRegex = Code(.invalidRegex)
+        /// A construct of a typed predicate (`#Predicate`) or `SortDescriptor` that has no
+        /// translation; the message names it.
+        public static let unsupported = Code(.unsupported)
 
         /// The code's name, such as `unknownKey`.
         public var description: String { raw.rawValue }

@@ -2,11 +2,14 @@ public import Foundation
 
 /// A value passed for a format specifier (`%@`, `%d`, `%K`, …) or bound to a `$VARIABLE`.
 ///
-/// Every ``AttributeValueConvertible`` type listed below, ``AttributeValue``, optionals (nil is
-/// `nil`) and arrays or sets of these conform. A `String` given for `%K` is read as a key path;
-/// anywhere else it is a string value. To pass your own ``AttributeValueConvertible`` type,
-/// declare `extension MyType: PredicateArgument {}`.
-public protocol PredicateArgument: Sendable {
+/// Every ``AttributeValueConvertible`` type listed below, ``AttributeValue``, ``ObjectID``,
+/// managed objects (as their ``ObjectID``), optionals (nil is `nil`) and arrays or sets of these
+/// conform. A `String` given for `%K` is read as a key path; anywhere else it is a string value.
+/// To pass your own ``AttributeValueConvertible`` type, declare `extension MyType: PredicateArgument {}`.
+///
+/// An argument is read once, when the predicate is made (so the protocol does not require
+/// `Sendable`: an object, which stays in its context, is an argument too).
+public protocol PredicateArgument {
     /// The argument as a value or a list of values.
     var predicateArgumentValue: PredicateArgumentValue { get }
 }
@@ -17,21 +20,32 @@ public indirect enum PredicateArgumentValue: Sendable, Hashable {
     case value(AttributeValue)
     /// A list, for `IN` and `BETWEEN`.
     case list([PredicateArgumentValue])
+    /// An object, by its identity: compared with a relationship or `SELF` (`whoTook == %@`).
+    case object(ObjectID)
 
-    var expression: ObjectPredicate.Expression {
+    package var expression: ObjectPredicate.Expression {
         switch self {
         case .value(let v): .value(v)
         case .list(let items): .list(items.map(\.expression))
+        case .object(let id): .object(id)
         }
     }
+}
+
+extension PredicateArgumentValue: PredicateArgument {
+    /// The value itself: an argument already read.
+    public var predicateArgumentValue: PredicateArgumentValue { self }
 }
 
 extension PredicateArgument where Self: AttributeValueConvertible {
     public var predicateArgumentValue: PredicateArgumentValue { .value(attributeValue) }
 }
 
-extension AttributeValue: PredicateArgument {
-    public var predicateArgumentValue: PredicateArgumentValue { .value(self) }
+extension AttributeValue: PredicateArgument {}
+
+extension ObjectID: PredicateArgument {
+    /// The object this ID names: ``PredicateArgumentValue/object(_:)``.
+    public var predicateArgumentValue: PredicateArgumentValue { .object(self) }
 }
 
 extension Optional: PredicateArgument where Wrapped: PredicateArgument {

@@ -81,7 +81,7 @@ extension PredicateChecker {
             example = "\(path).\(firstKey(of: relationship))"
         }
         return ObjectPredicateError(
-            .typeMismatch, "\(side.label) can only be compared with nil (= nil, != nil); compare one of its keys instead, such as \(example)",
+            .typeMismatch, "\(side.label) can only be compared with nil (= nil, != nil) or an object (== %@); compare one of its keys instead, such as \(example)",
             column: side.column)
     }
 

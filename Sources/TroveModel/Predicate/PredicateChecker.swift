@@ -48,7 +48,12 @@ struct PredicateChecker {
             for part in parts { checked.append(try check(part, entity: entity)) }
             return .or(checked)
         case .comparison(let comparison):
-            return .comparison(try check(comparison, entity: entity))
+            do {
+                if let objects = try objectComparison(comparison, entity: entity) { return .objects(objects) }
+                return .comparison(try check(comparison, entity: entity))
+            } catch {
+                throw error.located(in: comparison.source)
+            }
         }
     }
 
@@ -63,9 +68,7 @@ struct PredicateChecker {
             }
             current = bound
         }
-        guard !path.keys.isEmpty else {
-            throw ObjectPredicateError(.keyPath, "compare a key of $\(path.variable ?? ""), such as $\(path.variable ?? "").name", column: path.column)
-        }
+        guard !path.keys.isEmpty else { throw Self.selfMisused(path, column: path.column) }
         let start = current
         var steps: [ResolvedKeyPath.Step] = []
         for key in path.keys {
@@ -137,6 +140,8 @@ struct PredicateChecker {
             return Typed(operand: .list(values), kind: .list(values), label: "a list", column: column)
         case .variable(let name):
             throw unbound(name, column: column)
+        case .object(let id):
+            throw ObjectPredicateError(.typeMismatch, "an object (\(id)) can only be compared with a relationship or SELF, such as whoTook == %@", column: column)
         case .keyPath(let path):
             let resolved = try resolve(path, from: entity)
             let hasToMany = resolved.toManyStepIndex != nil

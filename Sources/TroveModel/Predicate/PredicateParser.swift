@@ -48,6 +48,8 @@ struct PredicateParser {
     ]
 
     private let tokens: [PredicateToken]
+    /// The text parsed, kept by each comparison to locate its errors.
+    private let format: String
     private var position = 0
     private let arguments: [PredicateArgumentValue]
     private var argumentIndex = 0
@@ -60,6 +62,7 @@ struct PredicateParser {
 
     init(format: String, arguments: [PredicateArgumentValue]) throws(ObjectPredicateError) {
         self.tokens = try PredicateLexer.tokens(of: format)
+        self.format = format
         self.arguments = arguments
     }
 
@@ -188,7 +191,7 @@ struct PredicateParser {
         _ = advance()
         let options = try stringOptions()
         let right = try expression(after: opToken.text)
-        return ObjectPredicate.Comparison(left, op, right, modifier: modifier, options: options, column: opToken.column)
+        return ObjectPredicate.Comparison(left, op, right, modifier: modifier, options: options, column: opToken.column, source: format)
     }
 
     private mutating func stringOptions() throws(ObjectPredicateError) -> StringOptions {
@@ -272,6 +275,9 @@ struct PredicateParser {
         case "FALSE", "NO": _ = advance(); return .value(.boolean(false))
         case "NIL", "NULL": _ = advance(); return .value(.null)
         case "SUBQUERY": return try subquery()
+        case "SELF":
+            _ = advance()
+            return try keyPathTail(variable: nil, items: [], column: token.column)
         case "CAST": return try cast()
         case "AND", "OR", "NOT", "IN", "BETWEEN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
              "ANY", "SOME", "ALL", "NONE", "TRUEPREDICATE", "FALSEPREDICATE":
@@ -470,7 +476,11 @@ struct PredicateParser {
             return argument.expression
         default: kind = "an integer"
         }
-        let got = if case .value(let v) = argument { v.kindWithArticle } else { "a list" }
+        let got = switch argument {
+        case .value(let v): v.kindWithArticle
+        case .list: "a list"
+        case .object: "an object"
+        }
         throw ObjectPredicateError(.argument, "\(token.text) needs \(kind), got \(got) (argument \(argumentIndex))", column: token.column)
     }
 }

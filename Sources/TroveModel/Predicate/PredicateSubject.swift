@@ -8,6 +8,9 @@
 public protocol PredicateSubject {
     /// The value of `key`, an attribute or relationship of the subject's entity.
     func predicateValue(for key: PredicateKey) -> PredicateSubjectValue
+    /// The subject's identity, compared with the objects a predicate names (`whoTook == %@`,
+    /// `SELF IN %@`).
+    var objectID: ObjectID { get }
 }
 
 /// What a ``PredicateSubject`` holds under a key.

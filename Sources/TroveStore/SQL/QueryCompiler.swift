@@ -78,6 +78,7 @@ struct QueryCompiler {
         case .and(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " AND ") + ")"
         case .or(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " OR ") + ")"
         case .comparison(let comparison): return try compile(comparison)
+        case .objects(let comparison): return try compile(comparison)
         }
     }
 
@@ -89,17 +90,52 @@ struct QueryCompiler {
             let (left, leftType) = try expression(comparison.left)
             return try test(left, type: leftType ?? Self.attributeType(of: comparison.right), comparison)
         }
-        // A quantified to-many key path: the condition runs on each element in a subquery.
+        return try quantified(path, split: split, comparison.modifier) { compiler, left, type in
+            try compiler.test(left, type: type, comparison)
+        }
+    }
+
+    /// A quantified to-many key path: `condition` runs on each element in a subquery, given the
+    /// column the rest of the path (after the to-many step at `split`) ends in.
+    private mutating func quantified(
+        _ path: ResolvedKeyPath, split: Int, _ modifier: ObjectPredicate.Modifier,
+        condition: (inout QueryCompiler, String, AttributeType?) throws -> String
+    ) throws -> String {
         let scopeIndex = startScope(of: path)
         let owner = try joinedAlias(along: path.steps[..<split], from: scopeIndex)
         let element = try openElementScope(path.steps[split], from: owner, variable: nil)
         let (left, type) = try column(along: path.steps[(split + 1)...], from: scopes.count - 1)
-        let condition = try test(left, type: type, comparison)
-        let subquery = closeElementScope(element, condition: comparison.modifier == .all ? "(\(condition)) IS NOT TRUE" : condition)
-        switch comparison.modifier {
+        let test = try condition(&self, left, type)
+        let subquery = closeElementScope(element, condition: modifier == .all ? "(\(test)) IS NOT TRUE" : test)
+        switch modifier {
         case .any, .direct: return "EXISTS (\(subquery))"
         case .all, .none: return "NOT EXISTS (\(subquery))"
         }
+    }
+
+    /// A comparison of objects: the primary key of the object a path reaches (a to-one's
+    /// foreign key, a joined row's key, or the row's own for `SELF`) against the objects' keys.
+    /// A temporary ID names no stored row, so it matches nothing here (the context evaluates
+    /// its unsaved objects in memory).
+    private mutating func compile(_ comparison: CheckedPredicate.ObjectComparison) throws -> String {
+        let keys = comparison.objects.compactMap(\.primaryKey).sorted()
+        func test(_ compiler: inout QueryCompiler, _ column: String) -> String {
+            let placeholders = keys.map { compiler.bind(.integer($0), nil, []) }
+            switch (comparison.isNegated, placeholders.count) {
+            case (false, 0): return "0"
+            case (true, 0): return "1"
+            case (false, 1): return "\(column) IS \(placeholders[0])"
+            case (true, 1): return "\(column) IS NOT \(placeholders[0])"
+            case (false, _): return "\(column) IN (\(placeholders.joined(separator: ", ")))"
+            case (true, _): return "(\(column) IS NULL OR \(column) NOT IN (\(placeholders.joined(separator: ", "))))"
+            }
+        }
+        let path = comparison.path
+        guard comparison.modifier != .direct, let split = path.toManyStepIndex else {
+            let (column, _) = try column(along: path.steps[...], from: startScope(of: path))
+            return test(&self, column)
+        }
+        return try quantified(path, split: split, comparison.modifier) { compiler, column, _ in test(&compiler, column) }
     }
 
     /// The SQL test of `left` (of attribute type `type`) against the comparison's right side.
