@@ -8,8 +8,11 @@ import Synchronization
 /// Two IDs are equal when they name the same row: the same entity hierarchy (all entities
 /// below one root share a table) and primary key. ``entityName`` is the most specific entity
 /// known when the ID was made: an ID read from a relationship to `Media` may name an `Image`.
-public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
-    enum Key: Sendable, Hashable {
+///
+/// An ID is `Codable`, so that Foundation's typed predicates can capture one:
+/// `#Predicate<Photo> { $0.whoTook?.objectID == ann.objectID }`.
+public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    enum Key: Sendable, Hashable, Codable {
         case temporary(UInt64)
         case permanent(Int64)
     }

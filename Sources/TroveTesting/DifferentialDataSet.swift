@@ -182,10 +182,10 @@ public enum DifferentialDataSet {
 
     // MARK: Building
 
-    /// Creates a store at `url` holding the data set, saved; returns its container. Fetch
-    /// from a new context of it, so that nothing is pending.
-    public static func makeContainer(at url: URL) throws -> Container {
-        let container = try Container(model: model(), url: url)
+    /// Creates a store at `url` holding the data set, saved; returns its container, with
+    /// `classes` registered. Fetch from a new context of it, so that nothing is pending.
+    public static func makeContainer(at url: URL, classes: [any EntityClass.Type] = []) throws -> Container {
+        let container = try Container(model: model(), url: url, classes: classes)
         try populate(container.newBackgroundContext())
         return container
     }

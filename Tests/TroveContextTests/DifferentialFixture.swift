@@ -44,10 +44,10 @@ struct DifferentialStore {
     let container: Container
     let context: ObjectContext
 
-    /// The store of ``DifferentialDataSet``.
-    init() throws {
+    /// The store of ``DifferentialDataSet``, its objects instances of `classes`.
+    init(classes: [any EntityClass.Type] = []) throws {
         directory = try TemporaryDirectory()
-        container = try DifferentialDataSet.makeContainer(at: directory.file("differential.trove"))
+        container = try DifferentialDataSet.makeContainer(at: directory.file("differential.trove"), classes: classes)
         context = container.newBackgroundContext()
     }
 
