@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "TroveModel", swiftSettings: sharedSettings),
@@ -58,6 +59,9 @@ let package = Package(
         .testTarget(name: "TroveImportTests", dependencies: ["TroveImport", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
+        // The README's and the DocC catalog's examples, compiled and run; a test checks that
+        // every Swift block of the documentation is one of them.
+        .testTarget(name: "DocumentationTests", dependencies: ["Trove", "TroveTesting"], swiftSettings: sharedSettings),
     ],
     swiftLanguageModes: [.v6]
 )

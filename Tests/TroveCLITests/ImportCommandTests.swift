@@ -209,7 +209,7 @@ import TroveTesting
         #expect(report.entities.values.allSatisfy { $0.inserted == 0 && $0.updated == 0 && $0.deleted == 0 && $0.stubs == 0 })
     }
 
-    /// The documented limit of per-batch saves (README, "Importing"): a key repeated with other
+    /// The documented limit of per-batch saves (the catalog's article "Importing JSON"): a key repeated with other
     /// values in a *later batch* is written again on re-import — each batch saves its own copy
     /// in turn — though later values still win. Within one batch a re-import writes nothing.
     @Test func aDuplicateInALaterBatchIsWrittenAgainOnReimportAndLaterValuesWin() throws {
@@ -314,8 +314,9 @@ import TroveTesting
 
     // MARK: The sample data
 
-    /// What `./scripts/demo` imports and the README shows: run from the repository, as the demo does.
-    @Test func theBundledSampleImportsAsTheReadmeSays() throws {
+    /// What `./scripts/demo` imports and the article "Importing JSON" shows: run from the
+    /// repository, as the demo does.
+    @Test func theBundledSampleImportsAsTheDocumentationSays() throws {
         let store = dir.file("sample.trove").path
         #expect(try CLIRunner.run(["init", store, "--model", "Examples/Photos/model.json"], in: Self.repository).status == 0)
         let result = try CLIRunner.run(["import", store, "Examples/Photos/photos.json", "--entity", "Photo", "--root", "photos.photo"],
@@ -329,10 +330,11 @@ import TroveTesting
               Tag                  0        0          0        0     20
             """
         #expect(result.stderr.hasPrefix(summary + "\n"))
-        let readme = try String(decoding: Data(contentsOf: Self.repository.appendingPathComponent("README.md")), as: UTF8.self)
-        #expect(readme.contains(summary), "the README shows the sample's summary as it is")
+        let article = try String(decoding: Data(contentsOf: Self.repository.appendingPathComponent("Sources/Trove/Trove.docc/Importing.md")),
+                                 as: UTF8.self)
+        #expect(article.contains(summary), "the article shows the sample's summary as it is")
         let path = "applied through objects, the slower path, because Photo records set to-many relationships\n"
-        #expect(result.stderr.contains(path) && readme.contains(path), "the sample's tags need objects; both say so")
+        #expect(result.stderr.contains(path) && article.contains(path), "the sample's tags need objects; both say so")
 
         let again = try CLIRunner.run(["import", store, "Examples/Photos/photos.json", "--entity", "Photo", "--root", "photos.photo",
                                        "--quiet", "--report", dir.file("sample.json").path], in: Self.repository)
@@ -344,17 +346,6 @@ import TroveTesting
         #expect(try context.fetchCount("Photo") == 1992)
         #expect(try context.fetchCount("Photographer") == 66)
         #expect(try context.fetchCount("Tag") == 20)
-    }
-
-    /// The README's Swift example, as written.
-    @Test func theReadmeSwiftExampleRuns() throws {
-        let modelURL = Self.sampleModel, storeURL = dir.file("library.trove")
-        let sampleURL = Self.repository.appendingPathComponent("Examples/Photos/photos.json")
-        let container = try Container(model: Model(contentsOf: modelURL), url: storeURL)
-        let importer = Importer(context: container.newBackgroundContext(), options: ImportOptions(batchSize: 500))
-        let report = try importer.importJSON(Data(contentsOf: sampleURL), into: "Photo", root: "photos.photo")
-        #expect(report.entities["Photo"]?.inserted == 1992)
-        #expect(report.rejected.first?.description == #"record 106 at views: Photo.views: not a number (got "lots", expected integer64)"#)
     }
 }
 

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import Trove
+
+/// The examples of the article "Fetching" (`Fetching.md`).
+@Suite struct FetchingExamples {
+    @Test func formatStrings() throws {
+        let graph = try SmallGraph()
+        let context = graph.context
+
+        // One-liners on a context:
+        let popular = try context.fetch("Photo", where: "views > %d AND whoTook.name == %@", 100, "Ann", sortedBy: "-views,title:ci")
+        let first = try context.fetchFirst("Photographer", whereKey: "id", equals: "ann")
+        let count = try context.fetchCount("Photo", where: "ANY tags.name IN %@", ["sea", "sky"])
+        let any = try context.exists("Photo", where: "title CONTAINS[cd] %@", "cafe")
+        try context.deleteAll("Photo", where: "views == 0")
+
+        // The full request:
+        var request = FetchRequest(entityName: "Photo")
+        request.predicate = try ObjectPredicate(format: "SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 1")
+        request.sortDescriptors = [SortKey("uploadDate", ascending: false)]
+        request.fetchLimit = 20
+        request.fetchBatchSize = 500                        // iterate millions with flat memory
+        request.relationshipKeyPathsForPrefetching = ["whoTook"]
+        let results = try context.fetch(request)            // a lazy RandomAccessCollection
+
+        #expect(popular == [graph.photo])
+        #expect(first === graph.ann)
+        #expect(count == 1)
+        #expect(any)
+        #expect(graph.other.isDeleted)
+        #expect(Array(results) == [graph.photo])
+        #expect(try Array(context.fetch(request, as: Photo.self)) == [graph.photo])
+    }
+
+    @Test func aMalformedPredicateSaysWhere() throws {
+        let graph = try SmallGraph()
+        let context = graph.context
+        #expect(throws: ObjectPredicateError.self) { try context.fetch(Photo.self, where: "veiws > %d", 3) }
+        #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: "views >") }
+    }
+
+    #if PENDING_TYPED_PREDICATES
+    @Test func typedPredicates() throws {
+        let graph = try SmallGraph()
+        let context = graph.context
+
+        let predicate = #Predicate<Photo> { photo in
+            photo.views > 100 && photo.tags.contains { $0.name.starts(with: "s") }
+        }
+        let count = try context.fetchCount(Photo.self, where: predicate)
+
+        #expect(count == 1)
+    }
+    #endif
+
+    #if PENDING_OBJECT_ARGUMENTS
+    @Test func objectsInPredicates() throws {
+        let graph = try SmallGraph()
+        let context = graph.context, ann = graph.ann, photo = graph.photo, other = graph.other
+
+        let hers = try context.fetch(Photo.self, where: "whoTook == %@", ann)
+        let these = try context.fetch(Photo.self, where: "SELF IN %@", [photo.objectID, other.objectID])
+
+        #expect(hers == [photo])
+        #expect(Set(these) == [photo, other])
+    }
+    #endif
+}

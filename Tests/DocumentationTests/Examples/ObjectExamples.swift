@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import Trove
+#if PENDING_OBSERVATION
+import Observation
+#endif
+
+// The examples of the article "Objects" (`Objects.md`).
+
+extension Photo {
+    var isPopular: Bool { views > 1000 }
+}
+
+@Suite struct ObjectExamples {
+    @Test func generatedClasses() throws {
+        let fixture = try PhotosFixture()
+        let modelURL = fixture.modelURL, storeURL = fixture.storeURL
+
+        let container = try Container(model: Model(contentsOf: modelURL), url: storeURL,
+                                      classes: [Photographer.self, Photo.self, Tag.self])
+        let context = container.newBackgroundContext()
+
+        let photo = try context.insert(Photo.self)         // defaults applied: views = 0
+        photo.id = "p1"
+        photo.title = "Sunset"
+        try context.save()                                 // one transaction; photo.objectID is now permanent
+
+        let photos = try context.fetch(Photo.self, sortedBy: "title")
+        let views = photos[0].views                        // 0
+
+        #expect(!photo.objectID.isTemporary)
+        #expect(photos == [photo])
+        #expect(views == 0)
+        #expect(!photo.isPopular)
+        #expect(Photo.entityName == "Photo")
+        #expect(try context.fetch(FetchRequest(entityName: Photo.entityName), as: Photo.self).map(\.title) == ["Sunset"])
+    }
+
+    @Test func aClassThatIsNotRegisteredIsRefused() throws {
+        let fixture = try PhotosFixture()
+        let context = try Container(model: fixture.model, url: fixture.storeURL).newBackgroundContext()
+        #expect(throws: ObjectError.self) { try context.insert(Photo.self) }
+        #expect(try context.fetchCount("Photo") == 0)
+    }
+
+    @Test func theDynamicAPI() throws {
+        let fixture = try PhotosFixture()
+        let context = try Container(model: fixture.model, url: fixture.storeURL).newBackgroundContext()
+
+        let photo = try context.insert("Photo")           // defaults applied: views = 0
+        try photo.setValue("p1", forKey: "id")
+        try photo.setValue("Sunset", forKey: "title")
+        try context.save()                                 // one transaction; photo.objectID is now permanent
+
+        let photos = try context.fetch(FetchRequest(entityName: "Photo"))
+        let views = try photos[0].value(forKey: "views", as: Int.self)   // 0
+
+        #expect(!photo.objectID.isTemporary)
+        #expect(views == 0)
+        #expect(throws: ObjectError.self) { try photo.setValue("many", forKey: "views") }
+        #expect(throws: ObjectError.self) { try photo.setValue("x", forKey: "veiws") }
+    }
+
+    @Test func hooks() throws {
+        let fixture = try PhotosFixture()
+        let model = fixture.model, url = fixture.storeURL
+
+        var hooks = ObjectHooks()
+        hooks.prepareForDeletion(of: "Photo") { photo in /* runs before delete rules tear links down */ }
+        hooks.validate("Photo") { photo in
+            if try photo.value(forKey: "title") == "" { throw ObjectHooks.Rejection("a title cannot be empty", key: "title") }
+        }
+        let container = try Container(model: model, url: url, hooks: hooks)
+
+        let context = container.newBackgroundContext()
+        let photo = try context.insert("Photo")
+        try photo.setValue("p1", forKey: "id")
+        try photo.setValue("", forKey: "title")
+        #expect(throws: ValidationError.self) { try context.save() }
+        try photo.setValue("Sunset", forKey: "title")
+        try context.save()
+        #expect(try context.fetchCount("Photo") == 1)
+    }
+
+    #if PENDING_OBSERVATION
+    @Test func observation() async throws {
+        let graph = try SmallGraph()
+        let photo = graph.photo
+
+        withObservationTracking {
+            _ = photo.title
+        } onChange: {
+            print("the title changed")           // once, at the next change
+        }
+
+        photo.title = "Sunrise"
+    }
+    #endif
+
+    #if PENDING_LIFE_CYCLE
+    @Test func awakeFromInsert() throws {
+        let fixture = try PhotosFixture()
+        let context = try fixture.container().newBackgroundContext()
+        let photo = try context.insert(Photo.self)
+        #expect(photo.uploadDate != nil)
+    }
+    #endif
+}
