@@ -97,12 +97,36 @@ extension Photo {
     }
     #endif
 
-    #if PENDING_LIFE_CYCLE
     @Test func awakeFromInsert() throws {
         let fixture = try PhotosFixture()
         let context = try fixture.container().newBackgroundContext()
+        let before = Date()
         let photo = try context.insert(Photo.self)
-        #expect(photo.uploadDate != nil)
+        #expect(try #require(photo.uploadDate) >= before)
+        photo.id = "p1"
+        try context.save()
+        context.reset()
+        let fetched = try #require(try context.fetchFirst(Photo.self))
+        #expect(fetched.uploadDate == photo.uploadDate, "set once, at insert, and saved with it")
     }
-    #endif
+
+    @Test func anObjectWhoseRowIsGoneIsRemoved() async throws {
+        let fixture = try PhotosFixture()
+        let container = try fixture.container()
+        let context = container.newBackgroundContext(), other = container.newBackgroundContext()
+        let photo = try context.insert(Photo.self)
+        photo.id = "p1"
+        photo.title = "Sunset"
+        try context.save()
+        try other.delete(try other.object(with: photo.objectID))
+        var saves = other.didSave.makeAsyncIterator()
+        try other.save()
+        let saved = try #require(await saves.next())
+
+        try context.mergeChanges(from: saved.changes)
+        #expect(photo.isRemoved && photo.context == nil && !photo.isDeleted)
+        #expect(photo.title == "Sunset", "it keeps the values it last had")
+        photo.title = "Sunrise"
+        #expect(photo.title == "Sunset" && photo.faultError != nil, "and refuses every change")
+    }
 }

@@ -44,8 +44,8 @@ class _Photo: ManagedObject, EntityClass {
 
     var whoTook: Photographer? { get { relatedObject(at: 0) } set { setRelatedObject(newValue, at: 0) } }
     var tags: Set<Tag> {
-        get { Set(relatedObjects(at: 1, as: Tag.self)) }
-        set { setRelatedObjects(newValue.map { $0 as ManagedObject }, at: 1) }
+        get { Set(relatedObjects(at: 1) as [Tag]) }
+        set { setRelatedObjects(newValue, at: 1) }
     }
     func addToTags(_ value: Tag) { addRelatedObject(value, at: 1) }
     func removeFromTags(_ value: Tag) { removeRelatedObject(value, at: 1) }

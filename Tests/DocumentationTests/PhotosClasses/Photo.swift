@@ -2,7 +2,6 @@
 import Foundation
 import Trove
 
-#if PENDING_LIFE_CYCLE
 /// An object of entity 'Photo'. Add your own code here: `trove generate` never overwrites this file.
 class Photo: _Photo {
     override func awakeFromInsert() {
@@ -10,7 +9,3 @@ class Photo: _Photo {
         uploadDate = Date()
     }
 }
-#else
-/// An object of entity 'Photo'. Add your own code here: `trove generate` never overwrites this file.
-class Photo: _Photo {}
-#endif

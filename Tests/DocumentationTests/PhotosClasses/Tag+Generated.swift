@@ -19,8 +19,8 @@ class _Tag: ManagedObject, EntityClass {
     var name: String { get { attribute(at: 0) ?? "" } set { setAttribute(newValue, at: 0) } }
 
     var photos: Set<Photo> {
-        get { Set(relatedObjects(at: 0, as: Photo.self)) }
-        set { setRelatedObjects(newValue.map { $0 as ManagedObject }, at: 0) }
+        get { Set(relatedObjects(at: 0) as [Photo]) }
+        set { setRelatedObjects(newValue, at: 0) }
     }
     func addToPhotos(_ value: Photo) { addRelatedObject(value, at: 0) }
     func removeFromPhotos(_ value: Photo) { removeRelatedObject(value, at: 0) }
