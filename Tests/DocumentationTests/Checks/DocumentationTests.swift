@@ -73,6 +73,19 @@ import Trove
         #expect(FileManager.default.isExecutableFile(atPath: DocumentationFiles.root.appendingPathComponent("scripts/demo").path))
     }
 
+    /// The landing page lists every article of the catalog, and the README links to each.
+    @Test func everyArticleIsListed() throws {
+        let landing = try DocumentationFiles.text(of: "\(DocumentationFiles.catalog)/Trove.md")
+        let readme = try DocumentationFiles.text(of: "README.md")
+        let articles = try DocumentationFiles.markdownPaths().filter { $0.hasPrefix(DocumentationFiles.catalog) && !$0.hasSuffix("/Trove.md") }
+        #expect(articles.count >= 12)
+        for path in articles {
+            let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+            #expect(landing.contains("<doc:\(name)>"), "Trove.md's topics do not list \(path)")
+            #expect(readme.contains("](\(path))"), "the README does not link to \(path)")
+        }
+    }
+
     /// The targets of the Markdown links `[text](target)` in `text`.
     static func linkTargets(in text: String) -> [String] {
         var targets: [String] = []
