@@ -1,9 +1,8 @@
 import Foundation
 import Testing
 import Trove
-#if PENDING_OBSERVATION
 import Observation
-#endif
+import Synchronization
 
 // The examples of the article "Objects" (`Objects.md`).
 
@@ -82,20 +81,26 @@ extension Photo {
         #expect(try context.fetchCount("Photo") == 1)
     }
 
-    #if PENDING_OBSERVATION
-    @Test func observation() async throws {
-        let graph = try SmallGraph()
-        let photo = graph.photo
+    @Test func observation() throws {
+        let fixture = try PhotosFixture()
+        let context = try fixture.container().newBackgroundContext()
 
+        context.isObservationEnabled = true                // on for the viewContext; opt in elsewhere
+        let photo = try context.insert(Photo.self)
         withObservationTracking {
             _ = photo.title
         } onChange: {
             print("the title changed")           // once, at the next change
         }
 
+        let changes = ChangeCount()
+        withObservationTracking { _ = photo.title } onChange: { changes.record() }
+        photo.views = 7
+        #expect(changes.value == 0, "views is not what was read")
         photo.title = "Sunrise"
+        photo.title = "Sunset"
+        #expect(changes.value == 1, "told once, at the next change")
     }
-    #endif
 
     @Test func awakeFromInsert() throws {
         let fixture = try PhotosFixture()
@@ -129,4 +134,11 @@ extension Photo {
         photo.title = "Sunrise"
         #expect(photo.title == "Sunset" && photo.faultError != nil, "and refuses every change")
     }
+}
+
+/// Counts the changes Observation reports.
+private final class ChangeCount: Sendable {
+    private let count = Atomic<Int>(0)
+    var value: Int { count.load(ordering: .relaxed) }
+    func record() { count.add(1, ordering: .relaxed) }
 }
