@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-import Trove
 import Observation
 import Synchronization
+import Testing
+import Trove
+import TroveTesting
 
 // The examples of the article "Objects" (`Objects.md`).
 
@@ -141,4 +142,44 @@ private final class ChangeCount: Sendable {
     private let count = Atomic<Int>(0)
     var value: Int { count.load(ordering: .relaxed) }
     func record() { count.add(1, ordering: .relaxed) }
+}
+
+@Suite struct TransientAndDerivedExamples {
+    @Test func transientAndDerivedAttributes() throws {
+        let model = try Model {
+            Entity("Photographer", uniqueBy: [["id"]]) {
+                Attribute("id", .string, optional: false)
+                Attribute("photoCount", .integer64, derivation: "photos.@count")
+                Relationship("photos", to: "Photo", toMany: true, inverse: "whoTook")
+            }
+            Entity("Photo", uniqueBy: [["id"]]) {
+                Attribute("id", .string, optional: false)
+                Attribute("isSelected", .boolean, transient: true)
+                Relationship("whoTook", to: "Photographer", inverse: "photos")
+            }
+        }
+        let directory = try TemporaryDirectory()
+        let context = try Container(model: model, url: directory.file("derived.trove")).newBackgroundContext()
+        for (name, photos) in [("ann", 2), ("bob", 1)] {
+            let photographer = try context.insert("Photographer")
+            try photographer.setValue(.string(name), forKey: "id")
+            for number in 0..<photos {
+                let photo = try context.insert("Photo")
+                try photo.setValue(.string("\(name)\(number)"), forKey: "id")
+                try photo.setValue(true, forKey: "isSelected")
+                try photo.setRelatedObject(photographer, forKey: "whoTook")
+            }
+        }
+        try context.save()
+        context.reset()
+
+        let busy = try context.fetch("Photographer", where: "photoCount >= %d", 2, sortedBy: "-photoCount")
+        let count = try busy[0].value(forKey: "photoCount", as: Int.self)      // 2, computed when read
+
+        #expect(try busy.map { try $0.value(forKey: "id", as: String.self) } == ["ann"])
+        #expect(count == 2)
+        #expect(throws: ObjectError.self, "a derived attribute is read-only") { try busy[0].setValue(5, forKey: "photoCount") }
+        let photo = try #require(try context.fetchFirst("Photo", whereKey: "id", equals: "ann0"))
+        #expect(try photo.value(forKey: "isSelected", as: Bool.self) != true, "a transient value is never stored")
+    }
 }
