@@ -9,7 +9,7 @@ import TroveTesting
 @Suite struct GeneratedClassPredicateTests {
     @Test func typedFetchesThroughGeneratedClassesSelectAsFormatsDo() throws {
         let dir = try TemporaryDirectory()
-        let container = try Container(model: ReadmeExampleTests.sampleModel(), url: dir.file("photos.trove"), classes: ModelClasses.all)
+        let container = try Container(model: SampleModelFile.model(), url: dir.file("photos.trove"), classes: ModelClasses.all)
         let context = container.newBackgroundContext()
         let sky = try context.insert(Tag.self)
         sky.name = "sky"

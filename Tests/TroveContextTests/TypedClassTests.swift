@@ -13,7 +13,7 @@ import TroveTesting
 
     init() throws {
         dir = try TemporaryDirectory()
-        model = try ReadmeExampleTests.sampleModel()
+        model = try SampleModelFile.model()
     }
 
     func container(_ name: String = "photos.trove") throws -> Container {

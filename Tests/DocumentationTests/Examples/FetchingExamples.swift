@@ -40,7 +40,6 @@ import Trove
         #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: "views >") }
     }
 
-    #if PENDING_TYPED_PREDICATES
     @Test func typedPredicates() throws {
         let graph = try SmallGraph()
         let context = graph.context
@@ -52,9 +51,7 @@ import Trove
 
         #expect(count == 1)
     }
-    #endif
 
-    #if PENDING_OBJECT_ARGUMENTS
     @Test func objectsInPredicates() throws {
         let graph = try SmallGraph()
         let context = graph.context, ann = graph.ann, photo = graph.photo, other = graph.other
@@ -65,5 +62,4 @@ import Trove
         #expect(hers == [photo])
         #expect(Set(these) == [photo, other])
     }
-    #endif
 }

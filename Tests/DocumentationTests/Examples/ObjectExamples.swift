@@ -162,10 +162,10 @@ private final class ChangeCount: Sendable {
         let context = try Container(model: model, url: directory.file("derived.trove")).newBackgroundContext()
         for (name, photos) in [("ann", 2), ("bob", 1)] {
             let photographer = try context.insert("Photographer")
-            try photographer.setValue(.string(name), forKey: "id")
+            try photographer.setValue(name, forKey: "id")
             for number in 0..<photos {
                 let photo = try context.insert("Photo")
-                try photo.setValue(.string("\(name)\(number)"), forKey: "id")
+                try photo.setValue("\(name)\(number)", forKey: "id")
                 try photo.setValue(true, forKey: "isSelected")
                 try photo.setRelatedObject(photographer, forKey: "whoTook")
             }

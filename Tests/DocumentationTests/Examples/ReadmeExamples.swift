@@ -34,7 +34,6 @@ import Trove
         #expect(try Container(model: fixture.model, url: storeURL).newBackgroundContext().fetchCount("Photo") == 1)
     }
 
-    #if PENDING_TYPED_PREDICATES
     @Test func theTypedPredicate() throws {
         let graph = try SmallGraph()
         let context = graph.context
@@ -44,7 +43,6 @@ import Trove
 
         #expect(annsBest == [graph.photo])
     }
-    #endif
 }
 
 /// The landing page's example (`Trove.md`).

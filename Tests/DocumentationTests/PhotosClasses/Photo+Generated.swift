@@ -1,6 +1,7 @@
 // Photo+Generated.swift
-// Hand-written in the shape `trove generate` writes from Examples/Photos/model.json, until the
-// generator lands (then its output replaces this file): do not edit by hand otherwise.
+// The shape `trove generate` writes from Examples/Photos/model.json (its committed output is
+// Examples/Photos/Classes), kept internal to the documentation's examples so that Photo.swift
+// can hold the life-cycle example.
 import Foundation
 import Trove
 
