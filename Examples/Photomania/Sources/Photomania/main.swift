@@ -47,7 +47,7 @@ func run(in folder: URL) throws {
 
     // Read back in a new context: typed fetches, typed properties, the inverse kept.
     let reader = container.newBackgroundContext()
-    let picks = try reader.fetch(Tag.self).filter { $0.name == "photomania-pick" }
+    let picks = try reader.fetch(Tag.self, where: #Predicate<Tag> { $0.name == "photomania-pick" })
     for pick in picks {
         for photo in pick.photos {
             print("saved: \(photo.title ?? "untitled") by \(photo.whoTook?.displayName ?? "nobody") in "
