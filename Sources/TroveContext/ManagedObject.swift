@@ -65,6 +65,10 @@ open class ManagedObject {
             ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
+    deinit {
+        context?.objectWillDeallocate(self)
+    }
+
     // MARK: Life cycle
 
     /// Called once, when a context inserts the object (not when it is fetched): set initial
@@ -151,31 +155,31 @@ open class ManagedObject {
     /// - Throws: ``ObjectError`` `.unknownKey` for an index out of range, and as ``setValue(_:forKey:)``.
     @discardableResult
     public func setValue(_ value: AttributeValue, forAttributeAt index: Int) throws -> Bool {
-        guard entity.attributes.indices.contains(index) else {
-            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(entity.attributes.count)")
+        let attributes = entity.attributes
+        guard attributes.indices.contains(index) else {
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(attributes.count)")
         }
-        let attribute = entity.attributes[index]
-        let key = attribute.name
-        if let derivation = attribute.derivation {
-            throw ObjectError(.readOnly, "cannot set \(entity.name).\(key): it is derived (\(derivation)), computed by the store"
+        // Parts of the attribute are read in place: a copy would retain each of them.
+        if let derivation = attributes[index].derivation {
+            throw ObjectError(.readOnly, "cannot set \(entity.name).\(attributes[index].name): it is derived (\(derivation)), computed by the store"
                 + " when the object is read; change what it derives from, save, and fetch or refresh the object")
         }
         let checked: AttributeValue
-        switch attribute.checked(value) {
+        switch attributes[index].checked(value) {
         case .success(let v): checked = v
         case .failure(let problem):
-            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(key) to \(value): \(problem)")
+            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(attributes[index].name) to \(value): \(problem)")
         }
         let context = try liveContext()
         guard !isDeleted else {
-            throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(key) of \(objectID): the object is deleted")
+            throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(attributes[index].name) of \(objectID): the object is deleted")
         }
         try fireFault()
         guard values[index] != checked else { return false }
         context.undoManager?.record(.value(self, index: index, before: values[index], after: checked))
         values[index] = checked
         observeChange(attribute: index)
-        context.objectDidChange(self, key: key)
+        context.objectDidChange(self, key: attributes[index].name)
         return true
     }
 

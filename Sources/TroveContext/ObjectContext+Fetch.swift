@@ -58,7 +58,7 @@ extension ObjectContext {
     /// When the request includes pending changes and the context has some for the entity:
     /// the IDs the request selects, merged in memory. Otherwise `nil` (the store alone answers).
     private func pendingAwareIDs(_ query: StoreQuery, _ request: FetchRequest) throws -> [ObjectID]? {
-        guard request.includesPendingChanges else { return nil }
+        guard request.includesPendingChanges, !(touched.isEmpty && deleted.isEmpty && inserted.isEmpty) else { return nil }
         func concerned(_ object: ManagedObject) -> Bool {
             query.includesSubentities ? object.entity.isKind(of: query.entity) : object.entity.name == query.entity.name
         }

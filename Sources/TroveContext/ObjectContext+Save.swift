@@ -60,7 +60,7 @@ extension ObjectContext {
             reregister(object, from: oldID)
         }
         if !result.permanentIDs.isEmpty {
-            for object in liveObjects {
+            for object in liveObjects where !object.relationships.isEmpty {
                 object.relationships = object.relationships.map { $0.remapped(result.permanentIDs) }
             }
         }
@@ -68,7 +68,7 @@ extension ObjectContext {
             let version = result.versions[object.objectID] ?? (object.snapshot?.version ?? 0) + 1
             object.snapshot = committedSnapshot(of: object, version: version)
         }
-        for object in insertedObjects + Array(touched.values) {
+        for object in insertedObjects + Array(touched.values) where !object.relationships.isEmpty {
             object.committedRelationships = [:]
             // What was pending is stored now; the store is the truth until the next load.
             object.relationships = object.relationships.map { if case .pending = $0 { .fault } else { $0 } }

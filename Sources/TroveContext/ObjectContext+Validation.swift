@@ -6,13 +6,14 @@ extension ObjectContext {
     /// a deleted object's relationships still trip.
     func validate(updated: [ManagedObject]) throws -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
-        var plans: [String: [Int]] = [:]
+        // Per entity: the attributes with a rule (required, min, max or regex), and the validators.
+        var plans: [String: (checked: [Int], validators: [ObjectHooks.Hook])] = [:]
         for object in orderedInsertedObjects + updated {
-            // Only attributes with a rule are looked at: required, min, max or regex.
-            let checked = plans[object.entity.name] ?? {
-                let indices = object.entity.attributes.indices.filter { object.entity.attributes[$0].isCheckedAtSave }
-                plans[object.entity.name] = indices
-                return indices
+            let (checked, validators) = plans[object.entity.name] ?? {
+                let plan = (object.entity.attributes.indices.filter { object.entity.attributes[$0].isCheckedAtSave },
+                            hooks.validators(for: object.entity, in: model))
+                plans[object.entity.name] = plan
+                return plan
             }()
             for index in checked {
                 failures += ObjectContext.check(object.values[index], of: object.entity.attributes[index], in: object.objectID)
@@ -25,7 +26,7 @@ extension ObjectContext {
             }
             let inserted = object.isInserted
             failures += Self.custom(object) { inserted ? try $0.validateForInsert() : try $0.validateForUpdate() }
-            for validator in hooks.validators(for: object.entity, in: model) {
+            for validator in validators {
                 failures += Self.custom(object, validator)
             }
         }

@@ -48,9 +48,10 @@ public final class ObjectContext {
     /// Changes made since the last ``processPendingChanges()``.
     var pendingChanges = ObjectChanges()
 
-    /// Every object the context knows, held weakly (changed objects are also held below).
-    private var registry: [ObjectID: WeakObject] = [:]
-    private var registrySizeAtLastSweep = 0
+    /// Every object the context has in memory, not retained (changed objects are also held
+    /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
+    /// so every entry is alive.
+    private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Inserted objects, and the order they were inserted in.
     var inserted: [ObjectID: ManagedObject] = [:]
     private var insertionOrder: [ObjectID] = []
@@ -198,14 +199,14 @@ public final class ObjectContext {
 
     /// The registered object with `id`, if the context has it in memory; never reads the store.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.object
+        registry[id]?.takeUnretainedValue()
     }
 
-    /// The number of entries in the registry, live or not yet swept (for tests of memory).
+    /// The number of entries in the registry (for tests of memory).
     var registrySize: Int { registry.count }
 
     func registry(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.object
+        registry[id]?.takeUnretainedValue()
     }
 
     // MARK: Changes
@@ -224,7 +225,7 @@ public final class ObjectContext {
 
     /// The number of objects the context has in memory (held by the context or by the caller).
     public var registeredObjectCount: Int {
-        registry.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) }
+        registry.count
     }
 
     func objectDidChange(_ object: ManagedObject, key: String) {
@@ -248,7 +249,7 @@ public final class ObjectContext {
 
     /// Every object the context has in memory.
     var liveObjects: [ManagedObject] {
-        registry.values.compactMap(\.object)
+        registry.values.map { $0.takeUnretainedValue() }
     }
 
     func appendInsertionOrder(_ id: ObjectID) {
@@ -265,7 +266,7 @@ public final class ObjectContext {
     /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
     /// changes (keeping its transient values); or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
-        if let object = registry[snapshot.objectID]?.object {
+        if let object = registry(for: snapshot.objectID) {
             if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
                 let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
                 object.values = snapshot.values
@@ -288,7 +289,7 @@ public final class ObjectContext {
 
     /// The registered object for `id` (of `entity`), or a new registered fault: no I/O.
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
-        if let object = registry[id]?.object { return object }
+        if let object = registry(for: id) { return object }
         if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
         let fault = make(entity, id, values: [], snapshot: nil)
         fault.relationships = entity.relationships.map { _ in .fault }
@@ -308,7 +309,7 @@ public final class ObjectContext {
     /// Keeps a row read ahead: it refreshes the object in memory if there is one, or waits in
     /// the row cache until the object is asked for.
     func cache(_ snapshot: RowSnapshot) throws {
-        if registry[snapshot.objectID]?.object != nil {
+        if registry[snapshot.objectID] != nil {
             _ = try materialize(snapshot)
         } else {
             rowCache[snapshot.objectID] = (snapshot, .now)
@@ -346,22 +347,30 @@ public final class ObjectContext {
     }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = WeakObject(object)
-        // Drop entries of objects nobody holds any more, once the registry has doubled.
-        if registry.count > max(1024, registrySizeAtLastSweep * 2) {
-            registry = registry.filter { $0.value.object != nil }
-            registrySizeAtLastSweep = registry.count
-        }
+        registry[object.objectID] = Unmanaged.passUnretained(object)
     }
 
     func reregister(_ object: ManagedObject, from oldID: ObjectID) {
-        registry[oldID] = nil
-        registry[object.objectID] = WeakObject(object)
+        unregister(object, at: oldID)
+        registry[object.objectID] = Unmanaged.passUnretained(object)
+    }
+
+    /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
+    /// may have replaced an object that left the context).
+    private func unregister(_ object: ManagedObject, at id: ObjectID) {
+        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry[id] = nil
+        }
+    }
+
+    /// An object of this context is being deallocated: it leaves the registry.
+    func objectWillDeallocate(_ object: ManagedObject) {
+        unregister(object, at: object.objectID)
     }
 
     /// Takes an object out of the context: it is no longer tracked and has no context.
     func forget(_ object: ManagedObject) {
-        registry[object.objectID] = nil
+        unregister(object, at: object.objectID)
         object.context = nil
     }
 
@@ -381,10 +390,9 @@ public final class ObjectContext {
     /// Forgets every object and every change.
     func clearAll() {
         for entry in registry.values {
-            entry.object?.context = nil
+            entry.takeUnretainedValue().context = nil
         }
         registry = [:]
-        registrySizeAtLastSweep = 0
         rowCache = [:]
         seenToken = nil
         clearChanges()
@@ -407,12 +415,6 @@ public final class ObjectContext {
                 "\(object.objectID) belongs to another context (or none); get it in this one with object(with: id)")
         }
     }
-}
-
-/// A weak reference to an object, for the registry.
-final class WeakObject {
-    weak var object: ManagedObject?
-    init(_ object: ManagedObject) { self.object = object }
 }
 
 @available(*, unavailable, message: "a context stays in the isolation domain that created it; pass ObjectIDs instead")

@@ -3,44 +3,110 @@
 /// An entity taken from a ``Model`` is *resolved*: ``attributes`` and ``relationships`` list the
 /// parent's properties first, then its own, and ``uniqueBy`` includes the parent's constraints.
 /// Values of an object are kept by attribute position in ``attributes``.
+///
+/// An entity is a value with one reference inside (copy on write): every object holds its
+/// entity, and copying one costs a retain, not one per part.
 public struct Entity: Sendable, Hashable {
+    /// The parts, shared by copies until one of them changes.
+    private struct Parts: Sendable, Hashable {
+        var name: String
+        var parent: String?
+        var isAbstract: Bool
+        var attributes: [Attribute]
+        var relationships: [Relationship]
+        var uniqueBy: [[String]]
+        var remoteName: String?
+        var subentityNames: [String] = []
+        var rootName: String
+        var attributeIndexByName: [String: Int] = [:]
+        var relationshipIndexByName: [String: Int] = [:]
+    }
+
+    // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds.
+    private final class Box: @unchecked Sendable {
+        var parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
+    }
+
+    private var box: Box
+
+    private mutating func mutate(_ change: (inout Parts) -> Void) {
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.parts) }
+        change(&box.parts)
+    }
+
     /// The entity's name.
-    public var name: String
+    public var name: String {
+        get { box.parts.name }
+        set { mutate { $0.name = newValue } }
+    }
     /// The name of the entity this one inherits from, if any.
-    public var parent: String?
+    public var parent: String? {
+        get { box.parts.parent }
+        set { mutate { $0.parent = newValue } }
+    }
     /// Whether objects of exactly this entity may not be inserted (only of its sub-entities).
-    public var isAbstract: Bool
+    public var isAbstract: Bool {
+        get { box.parts.isAbstract }
+        set { mutate { $0.isAbstract = newValue } }
+    }
     /// The attributes, in position order.
-    public var attributes: [Attribute]
+    public var attributes: [Attribute] {
+        get { box.parts.attributes }
+        set { mutate { $0.attributes = newValue } }
+    }
     /// The relationships, in declaration order.
-    public var relationships: [Relationship]
+    public var relationships: [Relationship] {
+        get { box.parts.relationships }
+        set { mutate { $0.relationships = newValue } }
+    }
     /// Uniqueness constraints: each is a list of attribute names whose values together are
     /// unique among the objects of this entity (and its sub-entities).
-    public var uniqueBy: [[String]]
+    public var uniqueBy: [[String]] {
+        get { box.parts.uniqueBy }
+        set { mutate { $0.uniqueBy = newValue } }
+    }
     /// Import: the entity's name in JSON, when it differs.
-    public var remoteName: String?
+    public var remoteName: String? {
+        get { box.parts.remoteName }
+        set { mutate { $0.remoteName = newValue } }
+    }
 
     /// The names of every entity below this one (children, grandchildren, …), set by the model.
-    public internal(set) var subentityNames: [String] = []
+    public internal(set) var subentityNames: [String] {
+        get { box.parts.subentityNames }
+        set { mutate { $0.subentityNames = newValue } }
+    }
     /// The name of the topmost ancestor (this entity's own name when it has no parent); all
     /// entities of one hierarchy share one table.
-    public internal(set) var rootName: String
-    var attributeIndexByName: [String: Int] = [:]
-    var relationshipIndexByName: [String: Int] = [:]
+    public internal(set) var rootName: String {
+        get { box.parts.rootName }
+        set { mutate { $0.rootName = newValue } }
+    }
+    var attributeIndexByName: [String: Int] {
+        get { box.parts.attributeIndexByName }
+        set { mutate { $0.attributeIndexByName = newValue } }
+    }
+    var relationshipIndexByName: [String: Int] {
+        get { box.parts.relationshipIndexByName }
+        set { mutate { $0.relationshipIndexByName = newValue } }
+    }
 
     /// Declares an entity.
     public init(
         _ name: String, parent: String? = nil, abstract: Bool = false, uniqueBy: [[String]] = [],
         remoteName: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
     ) {
-        self.name = name
-        self.parent = parent
-        self.isAbstract = abstract
-        self.attributes = attributes
-        self.relationships = relationships
-        self.uniqueBy = uniqueBy
-        self.remoteName = remoteName
-        self.rootName = name
+        box = Box(Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
+                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name))
+    }
+
+    public static func == (lhs: Entity, rhs: Entity) -> Bool {
+        lhs.box === rhs.box || lhs.box.parts == rhs.box.parts
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(box.parts)
     }
 
     /// Declares an entity whose attributes and relationships are listed in a builder block.
@@ -62,27 +128,27 @@ public struct Entity: Sendable, Hashable {
 
     /// The position of the attribute named `name`, or `nil`.
     public func attributeIndex(named name: String) -> Int? {
-        attributeIndexByName[name]
+        box.parts.attributeIndexByName[name]
     }
 
     /// The attribute named `name`, or `nil`.
     public func attribute(named name: String) -> Attribute? {
-        attributeIndexByName[name].map { attributes[$0] }
+        box.parts.attributeIndexByName[name].map { box.parts.attributes[$0] }
     }
 
     /// The position of the relationship named `name`, or `nil`.
     public func relationshipIndex(named name: String) -> Int? {
-        relationshipIndexByName[name]
+        box.parts.relationshipIndexByName[name]
     }
 
     /// The relationship named `name`, or `nil`.
     public func relationship(named name: String) -> Relationship? {
-        relationshipIndexByName[name].map { relationships[$0] }
+        box.parts.relationshipIndexByName[name].map { box.parts.relationships[$0] }
     }
 
     /// Whether this entity is `other` or one of its sub-entities.
     public func isKind(of other: Entity) -> Bool {
-        name == other.name || other.subentityNames.contains(name)
+        box === other.box || name == other.name || other.subentityNames.contains(name)
     }
 }
 

@@ -6,6 +6,8 @@ public import TroveModel
 public struct ObjectIDList: RandomAccessCollection, Sendable {
     /// The entities the IDs name (one, unless the query's entity has sub-entities).
     private var entities: [Entity] = []
+    /// An ID of each entity, whose `saved(as:)` makes the IDs.
+    private var prototypes: [ObjectID] = []
     private var positions: [String: UInt16] = [:]
     private var keys: [Int64] = []
     /// Per ID, the index of its entity in `entities`; empty while there is only one entity.
@@ -15,6 +17,10 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
 
     /// Adds the ID of the row with primary key `key` of `entity`.
     mutating func append(_ key: Int64, of entity: Entity) {
+        if entities.count == 1, entities[0].name == entity.name {
+            keys.append(key)
+            return
+        }
         let position: UInt16
         if let known = positions[entity.name] {
             position = known
@@ -22,6 +28,7 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
             position = UInt16(entities.count)
             positions[entity.name] = position
             entities.append(entity)
+            prototypes.append(ObjectID(entity: entity, primaryKey: 0))
             if position == 1 { kinds = Array(repeating: 0, count: keys.count) }
         }
         keys.append(key)
@@ -32,7 +39,7 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
     public var endIndex: Int { keys.count }
 
     public subscript(position: Int) -> ObjectID {
-        ObjectID(entity: entity(at: position), primaryKey: keys[position])
+        prototypes[kinds.isEmpty ? 0 : Int(kinds[position])].saved(as: keys[position])
     }
 
     /// The entity of the ID at `position`.

@@ -34,6 +34,11 @@ extension SQLiteStore {
     /// ```
     /// - Throws: ``StoreError`` `.unknownEntity`, or a ``ObjectPredicateError`` the compiler raises.
     public func compiledFetch(_ query: StoreQuery, selecting selection: FetchSelection = .objects) throws -> CompiledStatement {
+        // A query of a shape compiled before takes that statement, with its own arguments.
+        let shaped = StatementShape.of(query, selecting: selection)
+        if let (shape, constants) = shaped, let statement = statements.withLock({ $0[shape] }) {
+            return CompiledStatement(sql: statement.sql, arguments: statement.arguments(constants: constants, query: query))
+        }
         let layout = try schema.layout(of: query.entity.name)
         var compiler = QueryCompiler(schema: schema, model: model)
         let sql: String
@@ -43,6 +48,14 @@ extension SQLiteStore {
             sql = try compiler.select({ _ in plan.selection(from: "t") }, for: query)
         case .objectIDs:
             sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
+        }
+        if let (shape, constants) = shaped,
+           let statement = ShapedStatement(sql: sql, arguments: compiler.arguments, bindings: compiler.bindings,
+                                           constants: constants, query: query) {
+            statements.withLock { statements in
+                if statements.count >= 256 { statements.removeAll() }
+                statements[shape] = statement
+            }
         }
         return CompiledStatement(sql: sql, arguments: compiler.arguments)
     }

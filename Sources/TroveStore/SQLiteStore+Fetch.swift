@@ -228,9 +228,17 @@ extension SQLiteStore {
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
+        var last: (root: String, layout: StoreSchema.EntityLayout)?
         for id in ids {
             guard let pk = id.primaryKey else { continue }
-            let layout = try schema.layout(of: id.rootEntityName)
+            // IDs come in runs of one hierarchy: look its layout up once per run.
+            let layout: StoreSchema.EntityLayout
+            if let last, last.root == id.rootEntityName {
+                layout = last.layout
+            } else {
+                layout = try schema.layout(of: id.rootEntityName)
+                last = (id.rootEntityName, layout)
+            }
             byTable[layout.table, default: (layout, [])].keys.append(pk)
         }
         return try SQLiteStore.mapErrors("reading \(ids.count) objects") {

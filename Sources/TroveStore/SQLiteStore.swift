@@ -85,6 +85,8 @@ public final class SQLiteStore: PersistentStore {
     let options: Options
     let schema: StoreSchema
     let readPlans: [String: ReadPlan]
+    /// Fetch statements by shape, compiled once each (at most 256 kept).
+    let statements = Mutex<[StatementShape: ShapedStatement]>([:])
     let insertPlans: [String: InsertPlan]
     static let logger = Logger(label: "trove.store")
 

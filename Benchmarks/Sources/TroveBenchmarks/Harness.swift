@@ -39,6 +39,9 @@ struct Settings {
     var scratch: URL
     /// Runs only the variants whose name contains this text (for profiling one of them).
     var only: String?
+    /// Times only the sides whose name contains this text (for profiling one of them); the
+    /// others still run once where a scenario checks that every side gives the same answers.
+    var side: String?
 
     func includes(_ variant: String) -> Bool {
         only.map { variant.localizedCaseInsensitiveContains($0) } ?? true
@@ -71,46 +74,60 @@ enum Measure {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 
-    /// What ``pair(_:trove:baseline:)`` measured.
-    struct Pair {
-        var trove: Timing
-        var baseline: Timing
-        /// The highest peak RSS seen during Trove's runs, in bytes.
-        var trovePeakRSS: Int?
-        /// The highest peak RSS seen during the baseline's runs, in bytes.
-        var baselinePeakRSS: Int?
+    /// One way of doing a scenario's work: through Trove (dynamically or with generated
+    /// classes) or a baseline (SQLite's C API, GRDB's records).
+    struct Side {
+        var name: String
+        var isTrove: Bool
+        var run: () throws -> Void
     }
 
-    /// Times Trove's side and the baseline's alternately, `warmups` unmeasured rounds then
-    /// `repetitions` measured ones, swapping which runs first each round, so that a machine
-    /// shared with other work slows both alike. The baseline runs first, so the baseline's peak
-    /// RSS is that of its first run, before Trove ever ran in the process; Trove's is the highest
-    /// of its runs, each measured from a reset peak (see ``Memory/resetPeak()``). Memory that the
-    /// allocator keeps after a run counts in the next run's peak: compare Trove's peaks across
-    /// row counts, each in its own process, rather than the two sides within one.
-    static func pair(_ settings: Settings, trove: () throws -> Void, baseline: () throws -> Void) throws -> Pair {
-        var result = Pair(trove: Timing(samples: []), baseline: Timing(samples: []))
-        func run(_ isTrove: Bool, measured: Bool) throws {
+    /// What ``rotation(_:_:)`` measured of one side.
+    struct Outcome {
+        var name: String
+        var isTrove: Bool
+        var timing: Timing
+        /// The highest peak RSS seen during the side's runs, in bytes.
+        var peakRSS: Int?
+    }
+
+    /// Times every side in turn, `warmups` unmeasured rounds then `repetitions` measured ones,
+    /// rotating which side runs first each round, so that a machine shared with other work
+    /// slows them alike. Each run starts from a reset peak RSS (see ``Memory/resetPeak()``), so
+    /// a side's peak is the highest of its own runs; memory that the allocator keeps after a run
+    /// counts in the next one's peak: compare Trove's peaks across row counts, each in its own
+    /// process, rather than the sides within one.
+    static func rotation(_ settings: Settings, _ sides: [Side]) throws -> [Outcome] {
+        let sides = sides.filter { side in settings.side.map { side.name.localizedCaseInsensitiveContains($0) } ?? true }
+        var outcomes = sides.map { Outcome(name: $0.name, isTrove: $0.isTrove, timing: Timing(samples: []), peakRSS: nil) }
+        func run(_ index: Int, measured: Bool) throws {
             Memory.resetPeak()
-            let time = try seconds(isTrove ? trove : baseline)
-            let peak = Memory.peakRSS()
-            if isTrove {
-                result.trovePeakRSS = max(result.trovePeakRSS ?? 0, peak ?? 0)
-                if measured { result.trove.samples.append(time) }
-            } else {
-                if result.baselinePeakRSS == nil { result.baselinePeakRSS = peak }
-                if measured { result.baseline.samples.append(time) }
+            let time = try seconds(sides[index].run)
+            if let peak = Memory.peakRSS() { outcomes[index].peakRSS = max(outcomes[index].peakRSS ?? 0, peak) }
+            if measured { outcomes[index].timing.samples.append(time) }
+        }
+        for round in 0..<(settings.warmups + settings.repetitions) {
+            for step in sides.indices {
+                try run((round + step) % sides.count, measured: round >= settings.warmups)
             }
         }
-        for _ in 0..<settings.warmups {
-            try run(false, measured: false)
-            try run(true, measured: false)
+        return outcomes
+    }
+
+    /// One row per Trove side and baseline: Trove's side against the baseline's, `goal` read
+    /// against the baseline named `goalBaseline` (the C API) only.
+    static func measurements(_ outcomes: [Outcome], variant: String, rows: Int, operations: Int,
+                             goal: Double?, goalBaseline: String = Side.cAPI,
+                             details: [String: String] = [:]) -> [Measurement] {
+        outcomes.filter(\.isTrove).flatMap { trove in
+            outcomes.filter { !$0.isTrove }.map { baseline in
+                Measurement(
+                    variant: "\(variant): \(trove.name) vs \(baseline.name)", rows: rows, operations: operations,
+                    trove: trove.timing, baseline: baseline.timing, goal: baseline.name == goalBaseline ? goal : nil,
+                    trovePeakRSSMiB: Memory.mebibytes(trove.peakRSS), baselinePeakRSSMiB: Memory.mebibytes(baseline.peakRSS),
+                    details: details)
+            }
         }
-        for round in 0..<settings.repetitions {
-            try run(round % 2 != 0, measured: true)
-            try run(round % 2 == 0, measured: true)
-        }
-        return result
     }
 
     /// Times one side alone: `warmups` unmeasured runs, then `repetitions` measured ones.
@@ -158,4 +175,12 @@ enum Memory {
         }
         return nil
     }
+}
+
+extension Measure.Side {
+    /// The sides' names, as the report prints them.
+    static let troveDynamic = "Trove (dynamic)"
+    static let troveTyped = "Trove (typed)"
+    static let cAPI = "C API"
+    static let grdb = "GRDB records"
 }

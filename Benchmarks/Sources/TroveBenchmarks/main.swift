@@ -10,7 +10,7 @@ import GRDBSQLite
 
 let usage = """
     usage: trove-bench SCENARIO [--rows N] [--repetitions N] [--warmups N] [--scratch DIR] [--output FILE]
-                       [--only VARIANT-TEXT]
+                       [--only VARIANT-TEXT] [--side SIDE-TEXT]
            trove-bench summarize RESULT.json... [--keep EARLIER-REPORT.json] [--output FILE]
 
     scenarios:
@@ -87,7 +87,8 @@ do {
             repetitions: integer("repetitions", default: 5),
             warmups: integer("warmups", default: 1),
             scratch: URL(fileURLWithPath: options["scratch"] ?? ".build-bench/scratch"),
-            only: options["only"])
+            only: options["only"],
+            side: options["side"])
         var result = try scenario.run(settings)
         result.date = Date().formatted(.iso8601)
         print(Printer.table(result) + "\n")

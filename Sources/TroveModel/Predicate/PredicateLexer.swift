@@ -1,6 +1,8 @@
+import Synchronization
+
 /// A token of the predicate language, with the column where it starts.
-struct PredicateToken: Equatable {
-    enum Kind: Equatable {
+struct PredicateToken: Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
         /// A key or keyword; `escaped` when written with `#` (then never a keyword).
         case identifier(String, escaped: Bool)
         /// A number literal without sign, as written (`42`, `0.1`, `1e3`, `0x1F`).
@@ -45,8 +47,22 @@ struct PredicateLexer {
         characters = Array(text.unicodeScalars)
     }
 
+    /// The tokens of the formats read last: an app fetches with the same few formats again and
+    /// again (`id == %@`), and the tokens do not depend on the arguments.
+    private static let cache = Mutex<[String: [PredicateToken]]>([:])
+
     /// Every token, ending with ``PredicateToken/Kind/end``.
     static func tokens(of text: String) throws(ObjectPredicateError) -> [PredicateToken] {
+        if let cached = cache.withLock({ $0[text] }) { return cached }
+        let tokens = try scan(text)
+        cache.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[text] = tokens
+        }
+        return tokens
+    }
+
+    private static func scan(_ text: String) throws(ObjectPredicateError) -> [PredicateToken] {
         var lexer = PredicateLexer(text)
         var tokens: [PredicateToken] = []
         while true {

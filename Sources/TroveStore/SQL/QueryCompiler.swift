@@ -17,6 +17,8 @@ struct QueryCompiler {
     let schema: StoreSchema
     let model: Model
     private(set) var arguments: [AttributeValue] = []
+    /// How each constant of the predicate was bound, in order (see ``ShapedStatement``).
+    private(set) var bindings: [Binding] = []
     private var aliasCount = 0
     private var scopes: [Scope] = []
 
@@ -63,8 +65,7 @@ struct QueryCompiler {
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
-            arguments.append(.integer(Int64(query.limit ?? -1)))
-            arguments.append(.integer(Int64(query.offset)))
+            arguments += Self.windowArguments(query)
         }
         return sql
     }
@@ -411,22 +412,42 @@ struct QueryCompiler {
 
     // MARK: Values
 
-    /// A parameter for `value`, in the form the column holds (decimals as decimal text,
-    /// text folded when `options` say so).
+    /// How a constant is bound: as the type of the column it is compared with, folded with
+    /// the options of the comparison.
+    struct Binding: Sendable {
+        var type: AttributeType?
+        var options: StringOptions
+    }
+
+    /// A parameter for `value`, in the form the column holds (see ``bound(_:_:)``).
     private mutating func bind(_ value: AttributeValue, _ type: AttributeType?, _ options: StringOptions) -> String {
+        let binding = Binding(type: type, options: options)
+        bindings.append(binding)
+        arguments.append(Self.bound(value, binding))
+        return "?"
+    }
+
+    /// `value` in the form the column holds: decimals as decimal text, text folded when the
+    /// options say so.
+    static func bound(_ value: AttributeValue, _ binding: Binding) -> AttributeValue {
         var value = value
-        if type == .decimal {
+        if binding.type == .decimal {
             switch value {
             case .integer(let i): value = .decimal(Decimal(i))
             case .double(let d): value = Decimal(shortestDigitsOf: d).map { .decimal($0) } ?? value
             default: break
             }
         }
-        if !options.isEmpty, let text = value.text {
-            value = .string(PredicateText.fold(text, options: options))
+        if !binding.options.isEmpty, let text = value.text {
+            value = .string(PredicateText.fold(text, options: binding.options))
         }
-        arguments.append(value)
-        return "?"
+        return value
+    }
+
+    /// The arguments of `LIMIT ? OFFSET ?`, when the query has a window.
+    static func windowArguments(_ query: StoreQuery) -> [AttributeValue] {
+        guard query.limit != nil || query.offset > 0 else { return [] }
+        return [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
     }
 
     private func collated(_ sql: String, _ type: AttributeType?) -> String {

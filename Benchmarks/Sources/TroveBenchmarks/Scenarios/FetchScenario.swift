@@ -2,7 +2,8 @@ import Foundation
 import Trove
 
 /// A predicate + sort + limit fetch over the data set: Trove's `context.fetch` (reading one
-/// attribute of each result) against the very SQL Trove generates, run on SQLite's C API.
+/// attribute of each result), dynamically and as generated classes, against the very SQL Trove
+/// generates run on SQLite's C API, and against GRDB records fetched with GRDB's query interface.
 enum FetchScenario: Scenario {
     static let name = "fetch"
     static let summary = "predicate + sort + limit fetches: Trove's context.fetch against the same SQL on the C API"
@@ -17,6 +18,10 @@ enum FetchScenario: Scenario {
         var sort: [SortKey]
         var limit: Int
         var operations: Int
+        /// The goal against the C API.
+        var goal: Double
+        /// The same request for GRDB's records.
+        var grdb: (Int) -> GRDBStore.Filter
     }
 
     static func variants(rows: Int) -> [Variant] {
@@ -28,13 +33,16 @@ enum FetchScenario: Scenario {
         return [
             Variant(name: "scan: views > %d AND uploadDate > %@, sort -views, limit 100",
                     format: "views > %d AND uploadDate > %@", arguments: { _ in [900_000, since2020] },
-                    sort: byViews, limit: 100, operations: 1),
+                    sort: byViews, limit: 100, operations: 1, goal: 1.3,
+                    grdb: { _ in .viewsAndDate(views: 900_000, since: since2020.timeIntervalSinceReferenceDate) }),
             Variant(name: "unique id: id == %@, sort -views, limit 100",
                     format: "id == %@", arguments: { op in [PhotoData.id(spread(op))] },
-                    sort: byViews, limit: 100, operations: 1000),
+                    sort: byViews, limit: 100, operations: 1000, goal: 1.5,
+                    grdb: { op in .id(PhotoData.id(spread(op))) }),
             Variant(name: "unique ids: id IN %@ (100 ids), sort -views, limit 100",
                     format: "id IN %@", arguments: { op in [(0..<100).map { PhotoData.id(spread(op * 100 + $0)) }] },
-                    sort: byViews, limit: 100, operations: 100),
+                    sort: byViews, limit: 100, operations: 100, goal: 1.3,
+                    grdb: { op in .ids((0..<100).map { PhotoData.id(spread(op * 100 + $0)) }) }),
         ]
     }
 
@@ -43,7 +51,9 @@ enum FetchScenario: Scenario {
         let store = try SQLiteStore(url: url, model: PhotoData.model)
         let container = try Container(store: store)
         try PhotoData.verify(container.newBackgroundContext(), rows: settings.rows)
+        let typedContainer = try Container(store: store, classes: [Photo.self])
         let db = try RawDatabase(path: url.path)
+        let grdb = try GRDBStore(url: url)
 
         var measurements: [Measurement] = []
         var notes: [String] = []
@@ -67,21 +77,31 @@ enum FetchScenario: Scenario {
             }
 
             // Trove: parse the predicate, fetch, read `title` of every result.
-            var troveTouched = 0
+            var touched = 0
             var troveKeys: [Int64] = []
-            func troveRun(recording: Bool) throws {
+            func dynamicRun(recording: Bool) throws {
                 let context = container.newBackgroundContext()
                 for op in 0..<variant.operations {
                     let results = try context.fetch(request(op))
                     for object in results {
-                        troveTouched &+= try object.value(forKey: "title", as: String.self)?.utf8.count ?? 0
+                        touched &+= try object.value(forKey: "title", as: String.self)?.utf8.count ?? 0
                     }
                     if recording { troveKeys += results.objectIDs.compactMap(\.primaryKey) }
                 }
             }
+            var typedKeys: [Int64] = []
+            func typedRun(recording: Bool) throws {
+                let context = typedContainer.newBackgroundContext()
+                for op in 0..<variant.operations {
+                    let results = try context.fetch(request(op), as: Photo.self)
+                    for photo in results {
+                        touched &+= photo.title?.utf8.count ?? 0
+                    }
+                    if recording { typedKeys += results.objectIDs.compactMap(\.primaryKey) }
+                }
+            }
             // Baseline: the statement prepared once per run (Trove caches its statements too);
             // per operation bind, step, read every selected column into Swift values.
-            var baselineTouched = 0
             var baselineKeys: [Int64] = []
             func baselineRun(recording: Bool) throws {
                 let statement = try db.prepare(sql)
@@ -90,33 +110,44 @@ enum FetchScenario: Scenario {
                     try statement.bind(compiled[op].arguments)
                     var photos: [RawPhoto] = []
                     while try statement.step() { photos.append(RawPhoto(statement)) }
-                    for photo in photos { baselineTouched &+= photo.title?.utf8.count ?? 0 }
+                    for photo in photos { touched &+= photo.title?.utf8.count ?? 0 }
                     if recording { baselineKeys += photos.map(\.pk) }
+                }
+            }
+            // GRDB: the query interface's request, one read per operation, as an app writes it.
+            var grdbKeys: [Int64] = []
+            func grdbRun(recording: Bool) throws {
+                for op in 0..<variant.operations {
+                    let photos = try grdb.fetch(variant.grdb(op))
+                    for photo in photos { touched &+= photo.title?.utf8.count ?? 0 }
+                    if recording { grdbKeys += photos.compactMap(\.pk) }
                 }
             }
 
             // Same answers first: the same rows in the same order.
-            try troveRun(recording: true)
+            try dynamicRun(recording: true)
+            try typedRun(recording: true)
             try baselineRun(recording: true)
-            guard troveKeys == baselineKeys, !troveKeys.isEmpty else {
-                throw SQLiteFailure(description: "\(variant.name): Trove returned \(troveKeys.count) rows, the baseline \(baselineKeys.count), or not in the same order")
+            try grdbRun(recording: true)
+            guard troveKeys == baselineKeys, typedKeys == baselineKeys, grdbKeys == baselineKeys, !troveKeys.isEmpty else {
+                throw SQLiteFailure(description: "\(variant.name): Trove returned \(troveKeys.count) rows (typed \(typedKeys.count)), the C API \(baselineKeys.count), GRDB \(grdbKeys.count), or not in the same order")
             }
             try RawPhoto.checkColumns(of: db.prepare(sql))
 
-            let pair = try Measure.pair(settings, trove: { try troveRun(recording: false) },
-                                        baseline: { try baselineRun(recording: false) })
+            let outcomes = try Measure.rotation(settings, [
+                .init(name: Measure.Side.troveDynamic, isTrove: true, run: { try dynamicRun(recording: false) }),
+                .init(name: Measure.Side.troveTyped, isTrove: true, run: { try typedRun(recording: false) }),
+                .init(name: Measure.Side.cAPI, isTrove: false, run: { try baselineRun(recording: false) }),
+                .init(name: Measure.Side.grdb, isTrove: false, run: { try grdbRun(recording: false) }),
+            ])
             let plan = try db.queryPlan(sql, arguments: compiled[0].arguments)
-            measurements.append(Measurement(
-                variant: variant.name, rows: settings.rows, operations: variant.operations,
-                trove: pair.trove, baseline: pair.baseline, goal: 1.3,
-                trovePeakRSSMiB: Memory.mebibytes(pair.trovePeakRSS), baselinePeakRSSMiB: Memory.mebibytes(pair.baselinePeakRSS),
+            measurements += Measure.measurements(
+                outcomes, variant: variant.name, rows: settings.rows, operations: variant.operations, goal: variant.goal,
                 details: ["sql": sql, "arguments": abbreviated(compiled[0].arguments), "queryPlan": plan,
                           "resultsPerOperation": String(troveKeys.count / variant.operations),
-                          "predicate": variant.format]))
-            notes.append("\(variant.name):\n  SQL: \(sql)\n  arguments: \(abbreviated(compiled[0].arguments))\n  plan: \(plan)\n  \(troveKeys.count / variant.operations) results per query; "
-                + String(format: "%.1f µs per query through Trove, %.1f µs on the C API",
-                         pair.trove.median / Double(variant.operations) * 1e6,
-                         pair.baseline.median / Double(variant.operations) * 1e6))
+                          "predicate": variant.format])
+            notes.append("\(variant.name):\n  SQL: \(sql)\n  arguments: \(abbreviated(compiled[0].arguments))\n  plan: \(plan)\n  \(troveKeys.count / variant.operations) results per query; µs per query: "
+                + outcomes.map { "\($0.name) " + String(format: "%.1f", $0.timing.median / Double(variant.operations) * 1e6) }.joined(separator: ", "))
         }
         return ScenarioResult(scenario: name, rows: settings.rows, repetitions: settings.repetitions, warmups: settings.warmups,
                               peakRSSIsPerSide: Memory.resetPeak(), measurements: measurements, notes: notes)

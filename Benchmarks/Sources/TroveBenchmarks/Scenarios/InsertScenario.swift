@@ -1,29 +1,29 @@
 import Foundation
 import Trove
 
-/// Making the data set: `context.insert` + `setValue` + `save()` per chunk, against the same rows
-/// inserted with one prepared statement on the C API in transactions of the same size, both into
-/// a new store with Trove's default durability (WAL, `synchronous=FULL`).
+/// Making the data set: `context.insert` + setting every attribute + `save()` per chunk —
+/// through the dynamic API and through a generated class — against the same rows inserted with
+/// one prepared statement on the C API, and with GRDB records, in transactions of the same
+/// size, all into a new store with Trove's default durability (WAL, `synchronous=FULL`).
 enum InsertScenario: Scenario {
     static let name = "insert"
-    static let summary = "insert rows in saves of 10,000: context.insert + save against prepared INSERTs on the C API"
+    static let summary = "insert rows in saves of 10,000: context.insert + save against prepared INSERTs on the C API and GRDB records"
     static let defaultRows = 100_000
     static let chunk = 10_000
 
     static func run(_ settings: Settings) throws -> ScenarioResult {
         let directory = settings.scratch.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let troveURL = directory.appendingPathComponent("insert-trove.trove")
-        let baselineURL = directory.appendingPathComponent("insert-baseline.trove")
+        func url(_ name: String) -> URL { directory.appendingPathComponent("insert-\(name).trove") }
+        let (dynamicURL, typedURL, baselineURL, grdbURL) = (url("trove"), url("typed"), url("baseline"), url("grdb"))
         defer {
-            PhotoData.removeStore(at: troveURL)
-            PhotoData.removeStore(at: baselineURL)
+            for url in [dynamicURL, typedURL, baselineURL, grdbURL] { PhotoData.removeStore(at: url) }
         }
         let rows = settings.rows
 
-        func troveRun() throws {
-            PhotoData.removeStore(at: troveURL)
-            let container = try Container(model: PhotoData.model, url: troveURL)
+        func dynamicRun() throws {
+            PhotoData.removeStore(at: dynamicURL)
+            let container = try Container(model: PhotoData.model, url: dynamicURL)
             let context = container.newBackgroundContext()
             for start in stride(from: 0, to: rows, by: chunk) {
                 for index in start..<min(start + chunk, rows) {
@@ -42,6 +42,27 @@ enum InsertScenario: Scenario {
                 try context.save()
             }
         }
+        func typedRun() throws {
+            PhotoData.removeStore(at: typedURL)
+            let container = try Container(model: PhotoData.model, url: typedURL, classes: [Photo.self])
+            let context = container.newBackgroundContext()
+            for start in stride(from: 0, to: rows, by: chunk) {
+                for index in start..<min(start + chunk, rows) {
+                    let row = PhotoData.Row(index: index)
+                    let photo = try context.insert(Photo.self)
+                    photo.id = row.id
+                    photo.title = row.title
+                    photo.views = row.views
+                    photo.uploadDate = Date(timeIntervalSinceReferenceDate: row.uploadDate)
+                    photo.width = Int32(row.width)
+                    photo.height = Int32(row.height)
+                    photo.latitude = row.latitude
+                    photo.longitude = row.longitude
+                    photo.favorite = row.favorite
+                }
+                try context.save()
+            }
+        }
         func baselineRun() throws {
             PhotoData.removeStore(at: baselineURL)
             try PhotoData.createEmptyStore(at: baselineURL)
@@ -53,22 +74,35 @@ enum InsertScenario: Scenario {
                 try db.execute("COMMIT")
             }
         }
+        func grdbRun() throws {
+            PhotoData.removeStore(at: grdbURL)
+            try PhotoData.createEmptyStore(at: grdbURL)
+            let store = try GRDBStore(url: grdbURL)
+            for start in stride(from: 0, to: rows, by: chunk) {
+                try store.insert(rows: start..<min(start + chunk, rows))
+            }
+        }
 
         log("insert: \(rows) rows in saves of \(chunk)")
-        let pair = try Measure.pair(settings, trove: troveRun, baseline: baselineRun)
-        // Both stores hold the same rows.
-        let trove = try SQLiteStore(url: troveURL, model: PhotoData.model)
-        try PhotoData.verify(Container(store: trove).newBackgroundContext(), rows: rows)
-        let count = try trove.count(of: "Photo")
-        guard count == rows else { throw SQLiteFailure(description: "Trove's store holds \(count) rows, not \(rows)") }
+        let outcomes = try Measure.rotation(settings, [
+            .init(name: Measure.Side.troveDynamic, isTrove: true, run: dynamicRun),
+            .init(name: Measure.Side.troveTyped, isTrove: true, run: typedRun),
+            .init(name: Measure.Side.cAPI, isTrove: false, run: baselineRun),
+            .init(name: Measure.Side.grdb, isTrove: false, run: grdbRun),
+        ])
+        // Every store holds the same rows.
+        for url in [dynamicURL, typedURL, grdbURL] {
+            let store = try SQLiteStore(url: url, model: PhotoData.model)
+            try PhotoData.verify(Container(store: store).newBackgroundContext(), rows: rows)
+            let count = try store.count(of: "Photo")
+            guard count == rows else { throw SQLiteFailure(description: "\(url.lastPathComponent) holds \(count) rows, not \(rows)") }
+        }
 
-        let measurement = Measurement(
-            variant: "insert + save per \(chunk) rows (synchronous=FULL)", rows: rows, operations: rows,
-            trove: pair.trove, baseline: pair.baseline, goal: nil,
-            trovePeakRSSMiB: Memory.mebibytes(pair.trovePeakRSS), baselinePeakRSSMiB: Memory.mebibytes(pair.baselinePeakRSS))
-        let notes = [String(format: "%.0f rows/s through Trove, %.0f rows/s on the C API",
-                            Double(rows) / pair.trove.median, Double(rows) / pair.baseline.median)]
+        let measurements = Measure.measurements(
+            outcomes, variant: "insert + save per \(chunk) rows (synchronous=FULL)", rows: rows, operations: rows, goal: 1.5)
+        let notes = [outcomes.map { "\($0.name) " + String(format: "%.0f rows/s", Double(rows) / $0.timing.median) }
+            .joined(separator: ", ")]
         return ScenarioResult(scenario: name, rows: rows, repetitions: settings.repetitions, warmups: settings.warmups,
-                              peakRSSIsPerSide: Memory.resetPeak(), measurements: [measurement], notes: notes)
+                              peakRSSIsPerSide: Memory.resetPeak(), measurements: measurements, notes: notes)
     }
 }
