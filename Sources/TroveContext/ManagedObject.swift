@@ -159,13 +159,13 @@ open class ManagedObject {
         guard attributes.indices.contains(index) else {
             throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(attributes.count)")
         }
-        // Parts of the attribute are read in place: a copy would retain each of them.
+        // Parts of the attribute are read in place (the type alone is checked): a copy would retain each of them.
         if let derivation = attributes[index].derivation {
             throw ObjectError(.readOnly, "cannot set \(entity.name).\(attributes[index].name): it is derived (\(derivation)), computed by the store"
                 + " when the object is read; change what it derives from, save, and fetch or refresh the object")
         }
         let checked: AttributeValue
-        switch attributes[index].checked(value) {
+        switch attributes[index].type.checked(value) {
         case .success(let v): checked = v
         case .failure(let problem):
             throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(attributes[index].name) to \(value): \(problem)")

@@ -48,6 +48,8 @@ public final class ObjectContext {
     /// Changes made since the last ``processPendingChanges()``.
     var pendingChanges = ObjectChanges()
 
+    /// The entity and class ``entityAndClass(named:)`` found last.
+    private var lastEntity: (entity: Entity, type: ManagedObject.Type)?
     /// Every object the context has in memory, not retained (changed objects are also held
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
@@ -122,7 +124,7 @@ public final class ObjectContext {
 
     /// Inserts an object without waking it: for a child's save pushing an insert already made.
     func insertObject(_ entityName: String) throws -> ManagedObject {
-        guard let entity = model.entity(named: entityName) else {
+        guard let (entity, type) = entityAndClass(named: entityName) else {
             throw ObjectError(.unknownEntity,
                 "the model has no entity '\(entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
         }
@@ -131,7 +133,7 @@ public final class ObjectContext {
                 "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
         let id = ObjectID.temporary(entity: entity)
-        let object = make(entity, id, values: entity.attributes.map(\.defaultValue), snapshot: nil)
+        let object = make(type, entity, id, values: entity.attributes.map(\.defaultValue), snapshot: nil)
         object.isInserted = true
         register(object)
         inserted[id] = object
@@ -278,10 +280,10 @@ public final class ObjectContext {
             }
             return object
         }
-        guard let entity = model.entity(named: snapshot.objectID.entityName) else {
+        guard let (entity, type) = entityAndClass(named: snapshot.objectID.entityName) else {
             throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
         }
-        let object = make(entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
+        let object = make(type, entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
         register(object)
         object.awakeFromFetch()
         return object
@@ -291,7 +293,7 @@ public final class ObjectContext {
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry(for: id) { return object }
         if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
-        let fault = make(entity, id, values: [], snapshot: nil)
+        let fault = make(classes.type(of: entity), entity, id, values: [], snapshot: nil)
         fault.relationships = entity.relationships.map { _ in .fault }
         register(fault)
         return fault
@@ -341,9 +343,20 @@ public final class ObjectContext {
         for id in ids { rowCache[id] = nil }
     }
 
-    /// A new object of `entity`'s registered class (not registered yet).
-    private func make(_ entity: Entity, _ id: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?) -> ManagedObject {
-        classes.type(of: entity).init(ObjectCreation(entity: entity, objectID: id, values: values, snapshot: snapshot, context: self))
+    /// A new object of `entity`, of `type` (its registered class), not registered yet.
+    private func make(_ type: ManagedObject.Type, _ entity: Entity, _ id: ObjectID, values: [AttributeValue],
+                      snapshot: RowSnapshot?) -> ManagedObject {
+        type.init(ObjectCreation(entity: entity, objectID: id, values: values, snapshot: snapshot, context: self))
+    }
+
+    /// The entity named `name` and its class; the last one asked for is remembered, as rows
+    /// and inserts come in runs of one entity.
+    private func entityAndClass(named name: String) -> (Entity, ManagedObject.Type)? {
+        if let last = lastEntity, last.entity.name == name { return last }
+        guard let entity = model.entity(named: name) else { return nil }
+        let found = (entity: entity, type: classes.type(of: entity))
+        lastEntity = found
+        return found
     }
 
     func register(_ object: ManagedObject) {

@@ -29,6 +29,16 @@ extension Attribute {
     /// `character`; a `float` attribute keeps `Float` precision. ``AttributeValue/null`` always
     /// fits here (whether nil is allowed is checked at save).
     public func checked(_ value: AttributeValue) -> Result<AttributeValue, AttributeValueProblem> {
+        type.checked(value)
+    }
+}
+
+extension AttributeType {
+    /// The value as an attribute of this type stores it, or why it cannot be one: what
+    /// ``Attribute/checked(_:)`` does, for callers that have the type alone (no copy of the
+    /// attribute).
+    public func checked(_ value: AttributeValue) -> Result<AttributeValue, AttributeValueProblem> {
+        let type = self
         switch (type, value) {
         case (_, .null):
             return .success(.null)

@@ -48,6 +48,42 @@ import TroveTesting
         #expect(keys.count == 2)
     }
 
+    // MARK: Statements by shape
+
+    func fetch(_ format: String, _ arguments: any PredicateArgument..., limit: Int = 0, offset: Int = 0) throws -> StoreQuery {
+        var request = FetchRequest(entityName: "Photo", predicate: try ObjectPredicate(format: format, arguments: arguments))
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        return try StoreQuery(request, model: store.model)
+    }
+
+    @Test func aQueryOfACompiledShapeRunsThatStatementWithItsOwnArguments() throws {
+        let format = "id == %@ OR (views > %d AND title ==[c] %@)"
+        let first = try store.compiledFetch(fetch(format, "p1", 5, "T1", limit: 3))
+        let second = try store.compiledFetch(fetch(format, "p3", 35, "T4", limit: 2, offset: 1))
+        #expect(second.sql == first.sql)
+        #expect(first.arguments == ["p1", 5, "t1", 3, 0], "the [c] constant is folded as the compiler folds it")
+        #expect(second.arguments == ["p3", 35, "t4", 2, 1])
+        #expect(try store.fetch(fetch(format, "p3", 35, "T4", limit: 2, offset: 1))
+            .map(\.objectID.primaryKey) == [5])
+    }
+
+    @Test func nilConstantsListLengthsAndWindowsAreShapesOfTheirOwn() throws {
+        let withValue = try store.compiledFetch(fetch("title == %@", "t1"))
+        let withNil = try store.compiledFetch(fetch("title == %@", Optional<String>.none))
+        let again = try store.compiledFetch(fetch("title == %@", "t2"))
+        #expect(withNil.sql != withValue.sql && withNil.arguments.isEmpty)
+        #expect(again.sql == withValue.sql && again.arguments == ["t2"])
+        let two = try store.compiledFetch(fetch("id IN %@", ["p1", "p2"]))
+        let three = try store.compiledFetch(fetch("id IN %@", ["p1", "p2", "p3"]))
+        let twoAndNil = try store.compiledFetch(fetch("id IN %@", ["p4", nil] as [String?]))
+        #expect(two.sql != three.sql && two.arguments == ["p1", "p2"] && three.arguments == ["p1", "p2", "p3"])
+        #expect(twoAndNil.sql.contains("IS NULL") && twoAndNil.arguments == ["p4"])
+        let windowed = try store.compiledFetch(fetch("id IN %@", ["p1", "p2"], limit: 1))
+        #expect(windowed.sql != two.sql && windowed.arguments == ["p1", "p2", 1, 0])
+        #expect(try store.fetch(fetch("id IN %@", ["p4", nil] as [String?])).map(\.objectID.primaryKey) == [5])
+    }
+
     @Test func objectIDsSelectionSelectsOnlyTheKey() throws {
         let statement = try store.compiledFetch(query(), selecting: .objectIDs)
         #expect(statement.sql.hasPrefix("SELECT \"t\".\"_pk\" FROM \"Photo\" AS \"t\" WHERE"))
