@@ -15,8 +15,8 @@ struct StatementShape: Hashable, Sendable {
     let sortDescriptors: [CheckedSortKey]
 
     /// The shape of `query`, and its predicate's constants in order (left operand before right,
-    /// parts in order, list elements in order); `nil` for a predicate with aggregates or
-    /// subqueries, which are compiled every time.
+    /// parts in order, list elements in order); `nil` for a predicate with aggregates,
+    /// subqueries or object comparisons, which are compiled every time.
     static func of(_ query: StoreQuery, selecting selection: SQLiteStore.FetchSelection) -> (StatementShape, [AttributeValue])? {
         var constants: [AttributeValue] = []
         var predicate: CheckedPredicate.Node?
@@ -51,6 +51,9 @@ struct StatementShape: Hashable, Sendable {
             comparison.left = left
             comparison.right = right
             return .comparison(comparison)
+        case .objects:
+            // Objects compared by identity bind their keys: compiled every time.
+            return nil
         }
     }
 
