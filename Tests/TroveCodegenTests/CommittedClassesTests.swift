@@ -48,4 +48,19 @@ import TroveTesting
             #expect(text == file.contents, "\(fixture.folder)/\(file.name) differs from what the generator writes: regenerate (see CommittedClassesTests)")
         }
     }
+
+    /// The documentation's examples keep their own internal Photos classes (their `Photo.swift`
+    /// holds the life-cycle example); the machine files among them are the generator's output.
+    @Test func theDocumentationsMachineFilesAreWhatTheGeneratorWrites() throws {
+        let folder = Self.packageRoot.appendingPathComponent("Tests/DocumentationTests/PhotosClasses")
+        let model = try Model(contentsOf: Self.packageRoot.appendingPathComponent("Examples/Photos/model.json"))
+        let generator = ClassGenerator(model: model, source: "model.json",
+                                       classListName: ClassGenerator.classListName(forModelFile: "model.json"), access: .internal)
+        let machine = try generator.files().filter { $0.name.hasSuffix("+Generated.swift") }
+        #expect(machine.count == 3)
+        for file in machine {
+            let text = try? String(contentsOf: folder.appendingPathComponent(file.name), encoding: .utf8)
+            #expect(text == file.contents, "Tests/DocumentationTests/PhotosClasses/\(file.name) differs from what `trove generate Examples/Photos/model.json` writes: copy the generated file there")
+        }
+    }
 }
