@@ -2,18 +2,20 @@ import GRDB
 import GRDBSQLite
 import TroveModel
 
-/// A cached GRDB statement run through SQLite's C API: bind values, step, read columns.
+/// A prepared statement run through SQLite's C API: bind values, step, read columns.
 ///
-/// GRDB prepares and caches the statement and owns the connection and its transactions;
-/// binding and reading go through ``ValueCoding`` so that every value round-trips exactly.
+/// GRDB (or a ``ReadingConnection``) prepares and caches the statement and owns the connection
+/// and its transactions; binding and reading go through ``ValueCoding`` so that every value
+/// round-trips exactly.
 struct RawStatement {
     let handle: SQLiteStatement
-    private let db: Database
+    /// The statement's connection, for its error messages and change counts.
+    private let connection: OpaquePointer?
     private let sql: String
 
-    private init(handle: SQLiteStatement, db: Database, sql: String) {
+    private init(handle: SQLiteStatement, connection: OpaquePointer?, sql: String) {
         self.handle = handle
-        self.db = db
+        self.connection = connection
         self.sql = sql
     }
 
@@ -26,13 +28,18 @@ struct RawStatement {
     /// Runs `body` with `handle`, a statement of `db` prepared from `sql` and held by the caller
     /// (saving the cache's lookup of `sql` when one statement runs many times), as above.
     static func with<T>(_ handle: SQLiteStatement, of db: Database, sql: String, _ body: (RawStatement) throws -> T) throws -> T {
+        try with(handle, connection: db.sqliteConnection, sql: sql, body)
+    }
+
+    /// Runs `body` with `handle`, a statement of `connection` prepared from `sql`, as above.
+    static func with<T>(_ handle: SQLiteStatement, connection: OpaquePointer?, sql: String, _ body: (RawStatement) throws -> T) throws -> T {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        return try body(RawStatement(handle: handle, db: db, sql: sql))
+        return try body(RawStatement(handle: handle, connection: connection, sql: sql))
     }
 
     /// Binds values to the parameters, in order.
@@ -58,7 +65,7 @@ struct RawStatement {
     @discardableResult
     func execute() throws -> Int {
         while try step() {}
-        return Int(sqlite3_changes(db.sqliteConnection))
+        return Int(sqlite3_changes(connection))
     }
 
     /// Moves to the next row; `false` when there is none.
@@ -68,8 +75,8 @@ struct RawStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            let extended = sqlite3_extended_errcode(db.sqliteConnection)
+            let message = String(cString: sqlite3_errmsg(connection))
+            let extended = sqlite3_extended_errcode(connection)
             throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: message, sql: sql)
         }
     }
@@ -92,7 +99,7 @@ struct RawStatement {
     private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+                                message: String(cString: sqlite3_errmsg(connection)), sql: sql)
         }
     }
 }

@@ -142,11 +142,9 @@ extension SQLiteStore {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
         let statement = try compiledFetch(query, selecting: .objects)
-        return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
-            // One statement reads one consistent snapshot: no transaction around it is needed.
-            try writer.unsafeRead { db in
-                try self.rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(statement.arguments) }
-            }
+        // One statement reads one consistent snapshot: no transaction around it is needed.
+        return try read("fetching \(query.entity.name)") { source in
+            try self.rows(of: plan, sql: statement.sql, defaultEntity: layout.entity.name, in: source) { try $0.bind(statement.arguments) }
         }
     }
 
@@ -162,14 +160,14 @@ extension SQLiteStore {
 
     public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
         guard !keys.isEmpty, !attributes.isEmpty else { return [] }
-        return try SQLiteStore.mapErrors("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
-            // One read transaction: every slice reads the same snapshot.
-            try writer.read { db in try rows(of: entity, attributes: attributes, keys: keys, in: db) }
+        // One read transaction: every slice reads the same snapshot.
+        return try read("finding \(entity.name) by \(attributes.joined(separator: ", "))", consistently: true) { source in
+            try rows(of: entity, attributes: attributes, keys: keys, in: source)
         }
     }
 
     /// The rows of `entity`'s hierarchy whose `attributes` hold one of `keys`, read on `db`.
-    private func rows(of entity: Entity, attributes: [String], keys: [[AttributeValue]], in db: Database) throws -> [RowSnapshot] {
+    private func rows(of entity: Entity, attributes: [String], keys: [[AttributeValue]], in source: some StatementSource) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: entity.name)
         let plan = try readPlan(for: layout)
         let columns = attributes.map { "\"t\".\(quoted($0))" }
@@ -185,7 +183,7 @@ extension SQLiteStore {
                 : "(\(columns.joined(separator: ", "))) IN (VALUES \(String(repeating: tuple + ", ", count: width - 1))\(tuple))"
             let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \(test)"
             let padding = repeatElement(slice[slice.endIndex - 1], count: width - slice.count)
-            snapshots += try self.rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) {
+            snapshots += try self.rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: source) {
                 try $0.bind((slice + padding).joined())
             }
         }
@@ -196,17 +194,15 @@ extension SQLiteStore {
         let layout = try schema.layout(of: query.entity.name)
         let statement = try compiledFetch(query, selecting: .objectIDs)
         let entities = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, $0) })
-        return try SQLiteStore.mapErrors("fetching \(query.entity.name)") {
-            try writer.unsafeRead { db in
-                try RawStatement.with(db, sql: statement.sql) { raw in
-                    try raw.bind(statement.arguments)
-                    var ids = ObjectIDList()
-                    while try raw.step() {
-                        let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
-                        ids.append(raw.int64(at: 0), of: entity)
-                    }
-                    return ids
+        return try read("fetching \(query.entity.name)") { source in
+            try source.withStatement(statement.sql) { raw in
+                try raw.bind(statement.arguments)
+                var ids = ObjectIDList()
+                while try raw.step() {
+                    let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
+                    ids.append(raw.int64(at: 0), of: entity)
                 }
+                return ids
             }
         }
     }
@@ -214,12 +210,10 @@ extension SQLiteStore {
     public func count(_ query: StoreQuery) throws -> Int {
         var compiler = QueryCompiler(schema: schema, model: model)
         let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
-        let counted = try SQLiteStore.mapErrors("counting \(query.entity.name)") {
-            try writer.unsafeRead { db in
-                try RawStatement.with(db, sql: sql) { statement in
-                    try statement.bind(compiler.arguments)
-                    return try statement.step() ? Int(statement.int64(at: 0)) : 0
-                }
+        let counted = try read("counting \(query.entity.name)") { source in
+            try source.withStatement(sql) { statement in
+                try statement.bind(compiler.arguments)
+                return try statement.step() ? Int(statement.int64(at: 0)) : 0
             }
         }
         let afterOffset = max(0, counted - query.offset)
@@ -241,23 +235,23 @@ extension SQLiteStore {
             }
             byTable[layout.table, default: (layout, [])].keys.append(pk)
         }
-        return try SQLiteStore.mapErrors("reading \(ids.count) objects") {
-            try writer.read { db in
-                var snapshots: [RowSnapshot] = []
-                for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
-                    let plan = try readPlan(for: group.layout)
-                    // Bound in slices, well under SQLite's limit of parameters per statement.
-                    for start in stride(from: 0, to: group.keys.count, by: 500) {
-                        let slice = group.keys[start..<min(start + 500, group.keys.count)]
-                        let marks = placeholders(slice.count)
-                        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
-                        snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: db) {
-                            try $0.bind(slice.map { .integer($0) })
-                        }
+        // Several statements read one snapshot.
+        let statements = byTable.values.reduce(0) { $0 + ($1.keys.count + 499) / 500 }
+        return try read("reading \(ids.count) objects", consistently: statements > 1) { source in
+            var snapshots: [RowSnapshot] = []
+            for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+                let plan = try readPlan(for: group.layout)
+                // Bound in slices, well under SQLite's limit of parameters per statement.
+                for start in stride(from: 0, to: group.keys.count, by: 500) {
+                    let slice = group.keys[start..<min(start + 500, group.keys.count)]
+                    let marks = placeholders(slice.count)
+                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
+                    snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: source) {
+                        try $0.bind(slice.map { .integer($0) })
                     }
                 }
-                return snapshots
             }
+            return snapshots
         }
     }
 
@@ -266,11 +260,9 @@ extension SQLiteStore {
         let layout = try schema.layout(of: id.entityName)
         let plan = try readPlan(for: layout)
         let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(layout.table)) AS \"t\" WHERE \"t\".\(quoted("_pk")) = ?"
-        return try SQLiteStore.mapErrors("reading \(id)") {
-            try writer.unsafeRead { db in
-                let rows = try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: db) { try $0.bind(pk, at: 1) }
-                return rows.first { layout.entityNames.contains($0.objectID.entityName) }
-            }
+        return try read("reading \(id)") { source in
+            let rows = try rows(of: plan, sql: sql, defaultEntity: layout.entity.name, in: source) { try $0.bind(pk, at: 1) }
+            return rows.first { layout.entityNames.contains($0.objectID.entityName) }
         }
     }
 
@@ -299,25 +291,23 @@ extension SQLiteStore {
                 "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
                 ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")
         }
-        return try SQLiteStore.mapErrors("reading \(source.name).\(relationship) of \(ids.count) objects") {
-            try writer.read { db in
-                var related: [ObjectID: [RowSnapshot]] = [:]
-                let keys = Array(owners.keys).sorted()
-                for start in stride(from: 0, to: keys.count, by: 500) {
-                    let slice = keys[start..<min(start + 500, keys.count)]
-                    let marks = placeholders(slice.count)
-                    let sql = "SELECT \(owner), \(plan.selection(from: "d")) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
-                    try RawStatement.with(db, sql: sql) { statement in
-                        try statement.bind(slice.map { .integer($0) })
-                        while try statement.step() {
-                            guard let id = owners[statement.int64(at: 0)] else { continue }
-                            related[id, default: []].append(
-                                try plan.snapshot(from: statement, defaultEntity: destination.entity.name, base: 1))
-                        }
+        return try read("reading \(source.name).\(relationship) of \(ids.count) objects", consistently: owners.count > 500) { reader in
+            var related: [ObjectID: [RowSnapshot]] = [:]
+            let keys = Array(owners.keys).sorted()
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let slice = keys[start..<min(start + 500, keys.count)]
+                let marks = placeholders(slice.count)
+                let sql = "SELECT \(owner), \(plan.selection(from: "d")) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
+                try reader.withStatement(sql) { statement in
+                    try statement.bind(slice.map { .integer($0) })
+                    while try statement.step() {
+                        guard let id = owners[statement.int64(at: 0)] else { continue }
+                        related[id, default: []].append(
+                            try plan.snapshot(from: statement, defaultEntity: destination.entity.name, base: 1))
                     }
                 }
-                return related
             }
+            return related
         }
     }
 
@@ -331,9 +321,9 @@ extension SQLiteStore {
     }
 
     /// Runs a SELECT of `plan`'s columns and decodes every row.
-    func rows(of plan: ReadPlan, sql: String, defaultEntity: String, in db: Database,
+    func rows(of plan: ReadPlan, sql: String, defaultEntity: String, in source: some StatementSource,
               binding bind: (RawStatement) throws -> Void) throws -> [RowSnapshot] {
-        try RawStatement.with(db, sql: sql) { statement in
+        try source.withStatement(sql) { statement in
             try bind(statement)
             var snapshots: [RowSnapshot] = []
             while try statement.step() {

@@ -76,6 +76,9 @@ public final class SQLiteStore: PersistentStore {
     let writeLock: WriteLock?
     /// Answers ``changeToken()`` for a file store; `nil` in memory.
     let observer: DataVersionObserver?
+    /// The reading connections of a file store; `nil` in memory, where the writer's one
+    /// connection reads too.
+    let readers: ReadingConnections?
     /// The commits of this store: the change counter of an in-memory store.
     let commitCount = Atomic<Int64>(0)
     /// The ``bulkWriting(_:)`` runs under way.
@@ -144,6 +147,7 @@ public final class SQLiteStore: PersistentStore {
         self.options = options
         self.writeLock = lock
         self.observer = try url.map { try DataVersionObserver(path: $0.path, busyTimeout: options.busyTimeout) }
+        self.readers = url.map { ReadingConnections(path: $0.path, options: options) }
         let schema = StoreSchema(model: model)
         self.schema = schema
         self.readPlans = Dictionary(uniqueKeysWithValues: try schema.tables.map {
@@ -257,10 +261,11 @@ public final class SQLiteStore: PersistentStore {
     /// the lock stays busy the connections close without it.
     deinit {
         guard let writeLock else { return }
-        let writer = self.writer, observer = self.observer
+        let writer = self.writer, observer = self.observer, readers = self.readers
         do {
             try writeLock.withLock(timeout: min(options.busyTimeout, 1), doing: "closing") {
                 observer?.close()
+                readers?.close()
                 try writer.close()
             }
         } catch {
@@ -272,6 +277,20 @@ public final class SQLiteStore: PersistentStore {
     public func sqliteVersion() throws -> String {
         try SQLiteStore.mapErrors("reading the SQLite version") {
             try writer.read { try String.fetchOne($0, sql: "SELECT sqlite_version()") ?? "unknown" }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on a reading connection — in memory, on the writer's one connection — and
+    /// maps errors as ``mapErrors(_:_:)``. Each statement reads the store as of its own start;
+    /// `consistently` reads every statement from one snapshot (one read transaction).
+    func read<T>(_ doing: String, consistently: Bool = false, _ body: (any StatementSource) throws -> T) throws -> T {
+        try SQLiteStore.mapErrors(doing) {
+            if let readers {
+                return consistently ? try readers.readConsistently(body) : try readers.read(body)
+            }
+            return consistently ? try writer.read { try body($0) } : try writer.unsafeRead { try body($0) }
         }
     }
 

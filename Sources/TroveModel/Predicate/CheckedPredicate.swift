@@ -147,6 +147,14 @@ public struct ResolvedKeyPath: Sendable, Hashable, CustomStringConvertible {
             if case .toMany = kind { return true }
             return false
         }
+
+        /// Hashes the key and its entity only: steps that differ elsewhere (a whole attribute
+        /// or relationship) are rare and still told apart by `==`, while hashing every field of
+        /// the attribute made each lookup of a cached statement cost microseconds.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(key)
+            hasher.combine(entityName)
+        }
     }
 
     /// The `SUBQUERY` variable the path starts from, or `nil` for the evaluated object.

@@ -116,18 +116,37 @@ struct PredicateChecker {
             case list([AttributeValue])
         }
 
+        /// What an operand is, for messages: the text is made only when a message needs it.
+        enum Description {
+            case value(AttributeValue)
+            case list
+            case attribute(AttributeType, ResolvedKeyPath)
+            case relationship(ResolvedKeyPath)
+            case text(String)
+        }
+
         var operand: CheckedPredicate.Operand
         var kind: Kind
-        /// "integer64 attribute 'views'", for messages.
-        var label: String
+        var description: Description
         var hasToMany = false
         var column: Int?
+
+        /// "integer64 attribute 'views'", for messages.
+        var label: String {
+            switch description {
+            case .value(let value): value.kindWithArticle
+            case .list: "a list"
+            case .attribute(let type, let path): "\(type.rawValue) attribute '\(path)'"
+            case .relationship(let path): "relationship '\(path)'"
+            case .text(let text): text
+            }
+        }
     }
 
     mutating func typed(_ expression: ObjectPredicate.Expression, entity: Entity, column: Int?) throws(ObjectPredicateError) -> Typed {
         switch expression {
         case .value(let value):
-            return Typed(operand: .value(value), kind: .constant(value), label: value.kindWithArticle, column: column)
+            return Typed(operand: .value(value), kind: .constant(value), description: .value(value), column: column)
         case .list(let items):
             var values: [AttributeValue] = []
             for item in items {
@@ -137,7 +156,7 @@ struct PredicateChecker {
                 default: throw ObjectPredicateError(.typeMismatch, "a list may hold only values, not \(item)", column: column)
                 }
             }
-            return Typed(operand: .list(values), kind: .list(values), label: "a list", column: column)
+            return Typed(operand: .list(values), kind: .list(values), description: .list, column: column)
         case .variable(let name):
             throw unbound(name, column: column)
         case .object(let id):
@@ -149,10 +168,10 @@ struct PredicateChecker {
             switch last.kind {
             case .attribute(let attribute):
                 return Typed(operand: .keyPath(resolved), kind: .typed(attribute.type),
-                             label: "\(attribute.type.rawValue) attribute '\(resolved)'", hasToMany: hasToMany, column: path.column)
+                             description: .attribute(attribute.type, resolved), hasToMany: hasToMany, column: path.column)
             case .toOne:
                 return Typed(operand: .keyPath(resolved), kind: .relationship,
-                             label: "relationship '\(resolved)'", hasToMany: hasToMany, column: path.column)
+                             description: .relationship(resolved), hasToMany: hasToMany, column: path.column)
             case .toMany(let relationship):
                 throw ObjectPredicateError(
                     .keyPath, "'\(resolved)' is a to-many relationship: compare a key of its objects (ANY \(resolved).\(firstKey(of: relationship)) …) or count them with \(resolved).@count",
@@ -198,7 +217,7 @@ struct PredicateChecker {
         }
         guard function != .count else {
             return Typed(operand: .aggregate(.count, of: collection, key: nil), kind: .typed(.integer64),
-                         label: "\(sourceLabel).@count", column: column)
+                         description: .text("\(sourceLabel).@count"), column: column)
         }
         let resolvedKey = try resolve(ObjectPredicate.KeyPath(key, column: column), from: element)
         guard resolvedKey.toManyStepIndex == nil, let attribute = resolvedKey.attribute else {
@@ -218,7 +237,7 @@ struct PredicateChecker {
         default:
             throw ObjectPredicateError(.typeMismatch, "\(function.rawValue) cannot aggregate \(attribute.type.rawValue) attribute '\(resolvedKey)'", column: column)
         }
-        return Typed(operand: .aggregate(function, of: collection, key: resolvedKey), kind: .typed(type), label: label, column: column)
+        return Typed(operand: .aggregate(function, of: collection, key: resolvedKey), kind: .typed(type), description: .text(label), column: column)
     }
 
     /// The element entity of a key path that must end in its only to-many step.
