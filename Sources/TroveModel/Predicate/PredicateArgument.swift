@@ -26,7 +26,7 @@ public indirect enum PredicateArgumentValue: Sendable, Hashable {
     package var expression: ObjectPredicate.Expression {
         switch self {
         case .value(let v): .value(v)
-        case .list(let items): .list(items.map(\.expression))
+        case .list(let items): .list(items.map { $0.expression })
         case .object(let id): .object(id)
         }
     }
@@ -50,16 +50,18 @@ extension ObjectID: PredicateArgument {
 
 extension Optional: PredicateArgument where Wrapped: PredicateArgument {
     public var predicateArgumentValue: PredicateArgumentValue {
-        map(\.predicateArgumentValue) ?? .value(.null)
+        map { $0.predicateArgumentValue } ?? .value(.null)
     }
 }
 
+// The lists map with closures: a key path such as `\.predicateArgumentValue` in generic code is
+// applied at run time, about 500 instructions an element.
 extension Array: PredicateArgument where Element: PredicateArgument {
-    public var predicateArgumentValue: PredicateArgumentValue { .list(map(\.predicateArgumentValue)) }
+    public var predicateArgumentValue: PredicateArgumentValue { .list(map { $0.predicateArgumentValue }) }
 }
 
 extension Set: PredicateArgument where Element: PredicateArgument {
-    public var predicateArgumentValue: PredicateArgumentValue { .list(map(\.predicateArgumentValue)) }
+    public var predicateArgumentValue: PredicateArgumentValue { .list(map { $0.predicateArgumentValue }) }
 }
 
 extension String: PredicateArgument {}

@@ -4,7 +4,7 @@ extension PredicateChecker {
     /// What one side of a comparison is, as far as objects go.
     private enum ObjectSide {
         /// A key path ending in a relationship, or `SELF`.
-        case path(ResolvedKeyPath, label: String)
+        case path(ResolvedKeyPath)
         /// One object.
         case object(ObjectID)
         /// A list whose items are all objects (or an empty list).
@@ -16,6 +16,8 @@ extension PredicateChecker {
     /// The comparison checked as a comparison of objects, or `nil` when it compares no objects
     /// (a relationship with nil is an ordinary comparison).
     mutating func objectComparison(_ comparison: ObjectPredicate.Comparison, entity: Entity) throws(ObjectPredicateError) -> CheckedPredicate.ObjectComparison? {
+        // Most comparisons have no object, no list of objects and no SELF: nothing to resolve twice.
+        guard Self.mayCompareObjects(comparison.left) || Self.mayCompareObjects(comparison.right) else { return nil }
         let column = comparison.column
         var left = try side(comparison.left, entity: entity, column: column)
         var right = try side(comparison.right, entity: entity, column: column)
@@ -23,7 +25,7 @@ extension PredicateChecker {
         switch (left, right) {
         case (.path, .path), (.other, .other), (.objects, .other), (.other, .objects), (.objects, .objects):
             return nil
-        case (.path(let path, _), .other), (.other, .path(let path, _)):
+        case (.path(let path), .other), (.other, .path(let path)):
             // A relationship with nil, or with something that is not an object: the ordinary
             // checks say what is wrong. SELF is an object and nothing else.
             guard path.isSelf else { return nil }
@@ -40,7 +42,8 @@ extension PredicateChecker {
         case (.path, .object), (.path, .objects):
             break
         }
-        guard case .path(let path, let label) = left else { return nil }
+        guard case .path(let path) = left else { return nil }
+        let label = path.isSelf ? path.variable.map { "$" + $0 } ?? "SELF" : "relationship '\(path)'"
         guard comparison.options.isEmpty else {
             throw ObjectPredicateError(.typeMismatch, "\(op.rawValue)\(comparison.options.formatSuffix) compares strings, but \(label) holds objects", column: column)
         }
@@ -92,6 +95,17 @@ extension PredicateChecker {
         return CheckedPredicate.ObjectComparison(modifier: modifier, path: path, objects: Set(ids), isNegated: op == .notEqual)
     }
 
+    /// Whether `expression` is what makes a comparison one of objects: an object, a list of
+    /// objects only (or an empty list), or `SELF` (a key path without keys).
+    private static func mayCompareObjects(_ expression: ObjectPredicate.Expression) -> Bool {
+        switch expression {
+        case .object: true
+        case .list(let items): items.allSatisfy { if case .object = $0 { true } else { false } }
+        case .keyPath(let path): path.keys.isEmpty
+        default: false
+        }
+    }
+
     private func side(_ expression: ObjectPredicate.Expression, entity: Entity, column: Int?) throws(ObjectPredicateError) -> ObjectSide {
         switch expression {
         case .object(let id):
@@ -112,11 +126,11 @@ extension PredicateChecker {
                 start = bound
             }
             let resolved = ResolvedKeyPath(variable: path.variable, entityName: start.name, steps: [])
-            return .path(resolved, label: path.variable.map { "$" + $0 } ?? "SELF")
+            return .path(resolved)
         case .keyPath(let path):
             let resolved = try resolve(path, from: entity)
             guard resolved.steps.last?.relationship != nil else { return .other }
-            return .path(resolved, label: "relationship '\(resolved)'")
+            return .path(resolved)
         default:
             return .other
         }

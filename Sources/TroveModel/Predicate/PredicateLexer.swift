@@ -28,10 +28,11 @@ struct PredicateToken: Equatable, Sendable {
 
     /// The identifier's text when this is an unescaped identifier equal (ignoring case) to `keyword`.
     func isKeyword(_ keyword: String) -> Bool {
-        if case .identifier(let name, escaped: false) = kind {
-            return name.uppercased() == keyword
+        guard case .identifier(let name, escaped: false) = kind, name.utf8.count == keyword.utf8.count else { return false }
+        // Keywords are ASCII capitals: compare bytes, folding a-z, without making a new string.
+        return zip(name.utf8, keyword.utf8).allSatisfy { letter, capital in
+            letter == capital || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z") && letter - 32 == capital)
         }
-        return false
     }
 
     func isSymbol(_ symbol: String) -> Bool { kind == .symbol(symbol) }

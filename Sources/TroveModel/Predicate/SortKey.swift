@@ -94,7 +94,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ObjectPredicateError`` (``ObjectPredicateError/Code/unknownKey`` with suggestions,
     ///   ``ObjectPredicateError/Code/keyPath``, ``ObjectPredicateError/Code/typeMismatch``).
     public func checked(for entity: Entity, in model: Model) throws(ObjectPredicateError) -> CheckedSortKey {
-        let keys = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let keys = keyPath.utf8.contains(UInt8(ascii: ".")) ? keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [keyPath]
         let resolved = try PredicateChecker(model: model).resolve(ObjectPredicate.KeyPath(keys), from: entity)
         guard resolved.toManyStepIndex == nil else {
             throw ObjectPredicateError(.keyPath, "cannot sort by '\(keyPath)': it goes through a to-many relationship")
