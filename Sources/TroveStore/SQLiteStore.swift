@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 public import TroveModel
 
-/// A store in one SQLite file (or in memory), through GRDB: WAL, one writer, many readers.
+/// A store in one SQLite file (or in memory): WAL, one writer (through GRDB), many readers.
 ///
 /// Saved means durable: by default the store runs `synchronous=FULL`, so a save that returned
 /// survives a crash of the app and a power loss. ``Durability/normal`` trades that for speed.
