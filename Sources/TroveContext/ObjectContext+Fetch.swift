@@ -21,7 +21,7 @@ extension ObjectContext {
     /// - Throws: ``ObjectError`` `.typeMismatch` when the entity's objects are not `T`s (register
     ///   its class with the container), or as ``fetch(_:)-(FetchRequest)``.
     public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) throws -> FetchedResults<T> {
-        let query = try StoreQuery(request, model: model)
+        let query = try queries.query(for: request, model: model)
         try checkClass(T.self, of: query.entity)
         let lazily = request.fetchBatchSize > 0 || request.returnsObjectsAsFaults
         let objects: [ManagedObject]
@@ -42,14 +42,14 @@ extension ObjectContext {
 
     /// The IDs of the objects a request selects, without reading their values.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
-        let query = try StoreQuery(request, model: model)
+        let query = try queries.query(for: request, model: model)
         return try pendingAwareIDs(query, request) ?? source.fetchObjectIDs(query, request).all
     }
 
     /// The number of objects a request selects, counted by the store without loading objects
     /// (unless the context has unsaved changes of that entity to apply).
     public func count(for request: FetchRequest) throws -> Int {
-        let query = try StoreQuery(request, model: model)
+        let query = try queries.query(for: request, model: model)
         return try pendingAwareIDs(query, request)?.count ?? source.count(query, request)
     }
 

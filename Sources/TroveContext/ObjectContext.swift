@@ -43,6 +43,9 @@ public final class ObjectContext {
     let onSave: (@Sendable (ContextEvent) -> Void)?
     /// Where the context reads rows and saves: its store, or its parent context.
     let source: any RowSource
+    /// The requests this context checked, by shape: a fetch of a shape seen before only coerces
+    /// its constants.
+    let queries = StoreQueryCache()
     /// The context a child context reads through and saves into; `nil` for a context on the store.
     public let parent: ObjectContext?
     /// Changes made since the last ``processPendingChanges()``.

@@ -1,0 +1,198 @@
+/// One piece of a predicate's shape, flattened for hashing: a name, or a code (an operator, a
+/// flag, a count, a marker of the tree's structure, a constant's kind).
+package enum ShapeToken: Hashable, Sendable {
+    case name(String)
+    case code(Int)
+}
+
+/// A shape as a key: flat tokens that hash and compare in a fraction of the time a tree does.
+///
+/// Shapes let a caller that runs predicates of few shapes many times — `id == %@` with one id,
+/// then another — check or compile each shape once.
+package struct ShapeKey: Hashable, Sendable {
+    package var tokens: [ShapeToken] = []
+
+    package init() {}
+
+    /// Hashes each token's payload directly (hashing the array of enums went through a protocol
+    /// witness per token: a thousand instructions for a dozen tokens).
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(tokens.count)
+        for token in tokens {
+            switch token {
+            case .name(let name): hasher.combine(name)
+            case .code(let code): hasher.combine(code)
+            }
+        }
+    }
+
+    /// Appends a name.
+    package mutating func name(_ name: String) { tokens.append(.name(name)) }
+    /// Appends a code.
+    package mutating func code(_ code: Int) { tokens.append(.code(code)) }
+}
+
+extension ObjectPredicate {
+    /// The predicate's shape — its tree with each constant reduced to its kind — and its
+    /// constants, in order (left operand before right, parts in order, list elements in order);
+    /// `nil` for a predicate with objects, variables, aggregates or subqueries, which are
+    /// checked every time.
+    package func shape() -> (key: ShapeKey, constants: [AttributeValue])? {
+        var key = ShapeKey()
+        var constants: [AttributeValue] = []
+        guard Self.flatten(root, into: &key, constants: &constants) else { return nil }
+        return (key, constants)
+    }
+
+    private static func flatten(_ node: Node, into key: inout ShapeKey, constants: inout [AttributeValue]) -> Bool {
+        switch node {
+        case .constant(let value):
+            key.code(value ? 1 : 0)
+            return true
+        case .not(let operand):
+            key.code(2)
+            return flatten(operand, into: &key, constants: &constants)
+        case .and(let parts), .or(let parts):
+            key.code(node.isAnd ? 3 : 4)
+            key.code(parts.count)
+            return parts.allSatisfy { flatten($0, into: &key, constants: &constants) }
+        case .comparison(let comparison):
+            key.code(5)
+            key.name(comparison.modifier.rawValue)
+            key.name(comparison.op.rawValue)
+            key.code(Int(comparison.options.rawValue))
+            return flatten(comparison.left, into: &key, constants: &constants)
+                && flatten(comparison.right, into: &key, constants: &constants)
+        }
+    }
+
+    private static func flatten(_ expression: Expression, into key: inout ShapeKey, constants: inout [AttributeValue]) -> Bool {
+        switch expression {
+        case .value(let value):
+            constants.append(value)
+            key.code(value.kindCode)
+        case .list(let items):
+            key.code(20)
+            key.code(items.count)
+            for item in items {
+                guard case .value(let value) = item else { return false }
+                constants.append(value)
+                key.code(value.kindCode)
+            }
+        case .keyPath(let path):
+            guard path.variable == nil else { return false }
+            key.code(21)
+            key.code(path.keys.count)
+            for name in path.keys { key.name(name) }
+        case .object, .variable, .aggregate, .subquery:
+            return false
+        }
+        return true
+    }
+}
+
+extension CheckedPredicate {
+    /// This predicate checked with other constants: `predicate`, of the same ``ObjectPredicate/shape()``
+    /// as the predicate this one was checked from, whose constants are `constants`, each coerced
+    /// to the type of the key it is compared with as checking does. `nil` when a constant does
+    /// not coerce or is not a valid regular expression for `MATCHES`: check `predicate` itself
+    /// for the error.
+    package func replacingConstants(_ constants: [AttributeValue], of predicate: ObjectPredicate) -> CheckedPredicate? {
+        var next = 0
+        guard let root = Self.replacing(root, with: constants, next: &next), next == constants.count else { return nil }
+        return CheckedPredicate(entityName: entityName, root: root, predicate: predicate)
+    }
+
+    private static func replacing(_ node: Node, with constants: [AttributeValue], next: inout Int) -> Node? {
+        switch node {
+        case .constant:
+            return node
+        case .not(let operand):
+            return replacing(operand, with: constants, next: &next).map { .not($0) }
+        case .and(let parts), .or(let parts):
+            var replaced: [Node] = []
+            replaced.reserveCapacity(parts.count)
+            for part in parts {
+                guard let new = replacing(part, with: constants, next: &next) else { return nil }
+                replaced.append(new)
+            }
+            if case .and = node { return .and(replaced) }
+            return .or(replaced)
+        case .comparison(var comparison):
+            // A constant takes the type of the key on the other side; a constant facing a
+            // constant stays as it is (as the checker does).
+            let leftType = comparison.right.keyType, rightType = comparison.left.keyType
+            guard let left = replacing(comparison.left, type: leftType, with: constants, next: &next),
+                  let right = replacing(comparison.right, type: rightType, with: constants, next: &next) else { return nil }
+            if comparison.op == .matches, case .value(.string(let pattern)) = right, PredicateText.regexProblem(pattern) != nil {
+                return nil
+            }
+            comparison.left = left
+            comparison.right = right
+            return .comparison(comparison)
+        case .objects:
+            return nil
+        }
+    }
+
+    private static func replacing(_ operand: Operand, type: AttributeType?, with constants: [AttributeValue], next: inout Int) -> Operand? {
+        func take() -> AttributeValue? {
+            guard next < constants.count else { return nil }
+            defer { next += 1 }
+            guard let type else { return constants[next] }
+            return PredicateChecker.coerce(constants[next], to: type)
+        }
+        switch operand {
+        case .value:
+            return take().map(Operand.value)
+        case .list(let values):
+            var replaced: [AttributeValue] = []
+            replaced.reserveCapacity(values.count)
+            for _ in values {
+                guard let value = take() else { return nil }
+                replaced.append(value)
+            }
+            return .list(replaced)
+        case .keyPath:
+            return operand
+        case .aggregate:
+            return nil
+        }
+    }
+}
+
+extension CheckedPredicate.Operand {
+    /// The attribute type of a key path ending in an attribute; `nil` otherwise.
+    fileprivate var keyType: AttributeType? {
+        if case .keyPath(let path) = self { return path.attribute?.type }
+        return nil
+    }
+}
+
+extension AttributeValue {
+    /// A number for the value's case, 100 and up (what checking reads of a constant before
+    /// coercing it).
+    package var kindCode: Int {
+        switch self {
+        case .null: 100
+        case .string: 101
+        case .integer: 102
+        case .double: 103
+        case .decimal: 104
+        case .boolean: 105
+        case .date: 106
+        case .binary: 107
+        case .uuid: 108
+        case .uri: 109
+        case .character: 110
+        case .json: 111
+        }
+    }
+}
+
+extension ObjectPredicate.Node {
+    fileprivate var isAnd: Bool {
+        if case .and = self { return true }
+        return false
+    }
+}
