@@ -30,6 +30,37 @@ package struct ShapeKey: Hashable, Sendable {
     package mutating func name(_ name: String) { tokens.append(.name(name)) }
     /// Appends a code.
     package mutating func code(_ code: Int) { tokens.append(.code(code)) }
+
+    // The tree's nodes and operands, the same for checked and unchecked predicates: a node or
+    // operand starts with a code that says what it is.
+
+    /// Appends a comparison's head (its operands follow).
+    package mutating func comparison(_ modifier: ObjectPredicate.Modifier, _ op: ObjectPredicate.Operator, _ options: StringOptions) {
+        code(5)
+        name(modifier.rawValue)
+        name(op.rawValue)
+        code(Int(options.rawValue))
+    }
+
+    /// Appends the head of an AND (or an OR) of `count` parts (the parts follow).
+    package mutating func group(isAnd: Bool, count: Int) {
+        code(isAnd ? 3 : 4)
+        code(count)
+    }
+
+    /// Appends a list's head (a code per element follows).
+    package mutating func list(count: Int) {
+        code(20)
+        code(count)
+    }
+
+    /// Appends a key path: where it starts, and its keys.
+    package mutating func keyPath(from start: String, keys: some Sequence<String>, count: Int) {
+        code(21)
+        name(start)
+        code(count)
+        for key in keys { name(key) }
+    }
 }
 
 extension ObjectPredicate {
@@ -53,14 +84,10 @@ extension ObjectPredicate {
             key.code(2)
             return flatten(operand, into: &key, constants: &constants)
         case .and(let parts), .or(let parts):
-            key.code(node.isAnd ? 3 : 4)
-            key.code(parts.count)
+            key.group(isAnd: node.isAnd, count: parts.count)
             return parts.allSatisfy { flatten($0, into: &key, constants: &constants) }
         case .comparison(let comparison):
-            key.code(5)
-            key.name(comparison.modifier.rawValue)
-            key.name(comparison.op.rawValue)
-            key.code(Int(comparison.options.rawValue))
+            key.comparison(comparison.modifier, comparison.op, comparison.options)
             return flatten(comparison.left, into: &key, constants: &constants)
                 && flatten(comparison.right, into: &key, constants: &constants)
         }
@@ -72,8 +99,7 @@ extension ObjectPredicate {
             constants.append(value)
             key.code(value.kindCode)
         case .list(let items):
-            key.code(20)
-            key.code(items.count)
+            key.list(count: items.count)
             for item in items {
                 guard case .value(let value) = item else { return false }
                 constants.append(value)
@@ -81,9 +107,7 @@ extension ObjectPredicate {
             }
         case .keyPath(let path):
             guard path.variable == nil else { return false }
-            key.code(21)
-            key.code(path.keys.count)
-            for name in path.keys { key.name(name) }
+            key.keyPath(from: "", keys: path.keys, count: path.keys.count)
         case .object, .variable, .aggregate, .subquery:
             return false
         }

@@ -46,14 +46,10 @@ struct StatementShape: Hashable, Sendable {
             key.code(2)
             return flatten(operand, into: &key, constants: &constants)
         case .and(let parts), .or(let parts):
-            if case .and = node { key.code(3) } else { key.code(4) }
-            key.code(parts.count)
+            if case .and = node { key.group(isAnd: true, count: parts.count) } else { key.group(isAnd: false, count: parts.count) }
             return parts.allSatisfy { flatten($0, into: &key, constants: &constants) }
         case .comparison(let comparison):
-            key.code(5)
-            key.name(comparison.modifier.rawValue)
-            key.name(comparison.op.rawValue)
-            key.code(Int(comparison.options.rawValue))
+            key.comparison(comparison.modifier, comparison.op, comparison.options)
             return flatten(comparison.left, into: &key, constants: &constants)
                 && flatten(comparison.right, into: &key, constants: &constants)
         case .objects:
@@ -69,14 +65,10 @@ struct StatementShape: Hashable, Sendable {
             key.code(kind(of: value))
         case .list(let values):
             constants += values
-            key.code(20)
-            key.code(values.count)
+            key.list(count: values.count)
             for value in values { key.code(kind(of: value)) }
         case .keyPath(let path):
-            key.code(21)
-            key.name(path.variable.map { "$" + $0 } ?? path.entityName)
-            key.code(path.steps.count)
-            for step in path.steps { key.name(step.key.name) }
+            key.keyPath(from: path.variable.map { "$" + $0 } ?? path.entityName, keys: path.steps.lazy.map { $0.key.name }, count: path.steps.count)
         case .aggregate:
             return false
         }
