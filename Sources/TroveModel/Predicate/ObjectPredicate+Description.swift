@@ -71,7 +71,7 @@ extension ObjectPredicate.Expression: CustomStringConvertible {
 
     /// A key as written in a format: `#` before a reserved word.
     private static func formattedKey(_ key: String) -> String {
-        PredicateParser.reservedWords.contains(key.uppercased()) ? "#" + key : key
+        PredicateParser.isReserved(key) ? "#" + key : key
     }
 
     private static func literal(_ value: AttributeValue) -> String {

@@ -28,9 +28,14 @@ struct PredicateToken: Equatable, Sendable {
 
     /// The identifier's text when this is an unescaped identifier equal (ignoring case) to `keyword`.
     func isKeyword(_ keyword: String) -> Bool {
-        guard case .identifier(let name, escaped: false) = kind, name.utf8.count == keyword.utf8.count else { return false }
-        // Keywords are ASCII capitals: compare bytes, folding a-z, without making a new string.
-        return zip(name.utf8, keyword.utf8).allSatisfy { letter, capital in
+        guard case .identifier(let name, escaped: false) = kind else { return false }
+        return Self.spells(name, keyword)
+    }
+
+    /// Whether `name` is `keyword` (ASCII capitals) in any case: compares bytes, folding a-z,
+    /// without making an uppercased string.
+    static func spells(_ name: String, _ keyword: String) -> Bool {
+        name.utf8.count == keyword.utf8.count && zip(name.utf8, keyword.utf8).allSatisfy { letter, capital in
             letter == capital || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z") && letter - 32 == capital)
         }
     }

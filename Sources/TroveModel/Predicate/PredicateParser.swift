@@ -32,6 +32,11 @@ extension ObjectPredicate {
 /// `NOT`, comparison.
 struct PredicateParser {
     /// Apple's reserved words: never keys unless written with `#` or given with `%K`.
+    /// Whether `name` is a reserved word, in any case.
+    static func isReserved(_ name: String) -> Bool {
+        reservedWords.contains { PredicateToken.spells(name, $0) }
+    }
+
     static let reservedWords: Set<String> = [
         "AND", "OR", "IN", "NOT", "ALL", "ANY", "SOME", "NONE", "LIKE", "CASEINSENSITIVE", "CI",
         "MATCHES", "CONTAINS", "BEGINSWITH", "ENDSWITH", "BETWEEN", "NULL", "NIL", "SELF", "TRUE",
@@ -178,7 +183,6 @@ struct PredicateParser {
         if modifier != .direct { _ = advance() }
         let leftStart = position
         let left = try expression(after: modifier == .direct ? nil : modifier.rawValue)
-        let leftText = tokens[leftStart..<position].map(\.text).joined()
         let opToken = current
         let op: ObjectPredicate.Operator
         if case .symbol(let symbol) = opToken.kind, let symbolOp = Self.symbolOperators[symbol] {
@@ -186,6 +190,7 @@ struct PredicateParser {
         } else if case .identifier(let word, escaped: false) = opToken.kind, let wordOp = Self.keywordOperators[word.uppercased()] {
             op = wordOp
         } else {
+            let leftText = tokens[leftStart..<position].map(\.text).joined()
             throw syntax("expected an operator (=, !=, <, >, CONTAINS, IN, …) after '\(leftText)', \(found(opToken))", at: opToken)
         }
         _ = advance()
@@ -223,7 +228,8 @@ struct PredicateParser {
     /// One operand; `context` names what it follows, for "expected a value after …".
     private mutating func expression(after context: String?) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
         let token = current
-        let expected = context.map { "expected a value after '\($0)'" } ?? "expected a key path or a value"
+        // The start of a message, made only for one.
+        func expected() -> String { context.map { "expected a value after '\($0)'" } ?? "expected a key path or a value" }
         switch token.kind {
         case .string(let text):
             _ = advance()
@@ -257,15 +263,15 @@ struct PredicateParser {
             }
             return try value(of: argument, specifier: letters, at: token)
         case .identifier(let name, let escaped):
-            if escaped || !Self.reservedWords.contains(name.uppercased()) {
+            if escaped || !Self.isReserved(name) {
                 _ = advance()
                 return try keyPathTail(variable: nil, items: [.key(name)], column: token.column)
             }
-            return try keywordOperand(name.uppercased(), token: token, expected: expected)
+            return try keywordOperand(name.uppercased(), token: token, expected: expected())
         case .function(let name):
             throw syntax("@\(name) must follow a to-many key path, as in photos.@\(name)", at: token)
         default:
-            throw syntax("\(expected), \(found(token))", at: token)
+            throw syntax("\(expected()), \(found(token))", at: token)
         }
     }
 
@@ -309,7 +315,7 @@ struct PredicateParser {
             let token = current
             switch token.kind {
             case .identifier(let name, let escaped):
-                guard escaped || !Self.reservedWords.contains(name.uppercased()) else {
+                guard escaped || !Self.isReserved(name) else {
                     throw syntax("'\(name)' is a reserved word: write #\(name) for a key of that name", at: token)
                 }
                 _ = advance()

@@ -54,12 +54,11 @@ package struct ShapeKey: Hashable, Sendable {
         code(count)
     }
 
-    /// Appends a key path: where it starts, and its keys.
-    package mutating func keyPath(from start: String, keys: some Sequence<String>, count: Int) {
+    /// Appends a key path's head: where it starts and how many keys it has (a name per key follows).
+    package mutating func keyPath(from start: String, count: Int) {
         code(21)
         name(start)
         code(count)
-        for key in keys { name(key) }
     }
 }
 
@@ -107,7 +106,8 @@ extension ObjectPredicate {
             }
         case .keyPath(let path):
             guard path.variable == nil else { return false }
-            key.keyPath(from: "", keys: path.keys, count: path.keys.count)
+            key.keyPath(from: "", count: path.keys.count)
+            for name in path.keys { key.name(name) }
         case .object, .variable, .aggregate, .subquery:
             return false
         }

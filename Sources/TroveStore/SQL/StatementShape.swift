@@ -68,7 +68,8 @@ struct StatementShape: Hashable, Sendable {
             key.list(count: values.count)
             for value in values { key.code(kind(of: value)) }
         case .keyPath(let path):
-            key.keyPath(from: path.variable.map { "$" + $0 } ?? path.entityName, keys: path.steps.lazy.map { $0.key.name }, count: path.steps.count)
+            key.keyPath(from: path.variable.map { "$" + $0 } ?? path.entityName, count: path.steps.count)
+            for step in path.steps { key.name(step.key.name) }
         case .aggregate:
             return false
         }
