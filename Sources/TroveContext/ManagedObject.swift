@@ -204,7 +204,9 @@ open class ManagedObject {
     /// time one is accessed (see ``FetchRequest/returnsObjectsAsFaults`` and
     /// ``FetchRequest/fetchBatchSize``).
     public var isFault: Bool {
-        !isInserted && snapshot == nil
+        if isInserted { return false }
+        if case .none = snapshot { return true }
+        return false
     }
 
     /// Reads the object's row if it is a fault.

@@ -268,24 +268,34 @@ public final class ObjectContext {
     /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
     /// changes (keeping its transient values); or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
-        if let object = registry(for: snapshot.objectID) {
-            if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
-                let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
-                object.values = snapshot.values
-                object.snapshot = snapshot
-                object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
-                object.committedRelationships = [:]
-                object.observeChangeOfEverything()
-                object.awakeFromFetch()
-            }
-            return object
-        }
+        if let object = registry(for: snapshot.objectID) { return refreshed(object, from: snapshot) }
+        return try makeObject(from: snapshot)
+    }
+
+    /// A new registered instance for a row of which the registry had no object when the caller
+    /// looked; if one was registered since (by code that ran meanwhile), that one, refreshed.
+    func makeObject(from snapshot: RowSnapshot) throws -> ManagedObject {
         guard let (entity, type) = entityAndClass(named: snapshot.objectID.entityName) else {
             throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
         }
         let object = make(type, entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
-        register(object)
+        if let registered = registerIfAbsent(object) { return refreshed(registered, from: snapshot) }
         object.awakeFromFetch()
+        return object
+    }
+
+    /// `object` (registered for the row of `snapshot`) with the row's values when it is a
+    /// fault, or has no unsaved changes and the row changed (keeping its transient values).
+    func refreshed(_ object: ManagedObject, from snapshot: RowSnapshot) -> ManagedObject {
+        if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
+            let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
+            object.values = snapshot.values
+            object.snapshot = snapshot
+            object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
+            object.committedRelationships = [:]
+            object.observeChangeOfEverything()
+            object.awakeFromFetch()
+        }
         return object
     }
 
@@ -363,6 +373,18 @@ public final class ObjectContext {
         registry[object.objectID] = Unmanaged.passUnretained(object)
     }
 
+    /// Registers `object` unless an object is registered under its ID already, which it returns.
+    private func registerIfAbsent(_ object: ManagedObject) -> ManagedObject? {
+        // One search of the registry: the entry is found, and filled if empty, in place.
+        Self.fill(&registry[object.objectID], with: object)
+    }
+
+    private static func fill(_ entry: inout Unmanaged<ManagedObject>?, with object: ManagedObject) -> ManagedObject? {
+        if let entry { return entry.takeUnretainedValue() }
+        entry = Unmanaged.passUnretained(object)
+        return nil
+    }
+
     func reregister(_ object: ManagedObject, from oldID: ObjectID) {
         unregister(object, at: oldID)
         registry[object.objectID] = Unmanaged.passUnretained(object)
@@ -371,9 +393,11 @@ public final class ObjectContext {
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
     /// may have replaced an object that left the context).
     private func unregister(_ object: ManagedObject, at id: ObjectID) {
-        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[id] = nil
-        }
+        Self.clear(&registry[id], of: object)
+    }
+
+    private static func clear(_ entry: inout Unmanaged<ManagedObject>?, of object: ManagedObject) {
+        if let found = entry, found.toOpaque() == Unmanaged.passUnretained(object).toOpaque() { entry = nil }
     }
 
     /// An object of this context is being deallocated: it leaves the registry.

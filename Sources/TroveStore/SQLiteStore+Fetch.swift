@@ -41,6 +41,8 @@ struct ReadPlan: Sendable {
     private let only: EntityColumns?
     /// The selection for the aliases queries use most, built once.
     private let selections: [String: String]
+    /// The query of the rows whose primary keys lie between two bound values, in key order.
+    let rangeQuery: String
 
     init(table: StoreSchema.Table, schema: StoreSchema, model: Model) throws {
         self.table = table
@@ -94,6 +96,7 @@ struct ReadPlan: Sendable {
             selections[alias] = (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
         }
         self.selections = selections
+        rangeQuery = "SELECT \(selections["t"] ?? "") FROM \(quoted(table.name)) AS \"t\" WHERE \"t\".\"_pk\" BETWEEN ? AND ? ORDER BY \"t\".\"_pk\""
     }
 
     /// The selection of rows of the table named `alias` (`t` or `d`): each column, qualified by
@@ -244,14 +247,30 @@ extension SQLiteStore {
         return try SQLiteStore.mapErrors("reading \(ids.count) objects") {
             try writer.read { db in
                 var snapshots: [RowSnapshot] = []
+                snapshots.reserveCapacity(ids.count)
                 for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
                     let plan = try readPlan(for: group.layout)
-                    // Bound in slices, well under SQLite's limit of parameters per statement.
-                    for start in stride(from: 0, to: group.keys.count, by: 500) {
-                        let slice = group.keys[start..<min(start + 500, group.keys.count)]
-                        let marks = placeholders(slice.count)
-                        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
-                        snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: db) {
+                    let entity = group.layout.entity.name
+                    let runs = PrimaryKeyRuns(group.keys)
+                    // Dense runs by range, in key order, skipping the rows not asked for.
+                    for run in runs.ranges {
+                        try RawStatement.with(db, sql: plan.rangeQuery) { statement in
+                            try statement.bind(run[run.startIndex], at: 1)
+                            try statement.bind(run[run.endIndex - 1], at: 2)
+                            var next = run.startIndex
+                            while try statement.step() {
+                                let pk = statement.int64(at: 0)
+                                while next < run.endIndex, run[next] < pk { next += 1 }
+                                guard next < run.endIndex, run[next] == pk else { continue }
+                                snapshots.append(try plan.snapshot(from: statement, defaultEntity: entity))
+                            }
+                        }
+                    }
+                    // The rest by key, in slices well under SQLite's limit of parameters per statement.
+                    for start in stride(from: 0, to: runs.lookups.count, by: 500) {
+                        let slice = runs.lookups[start..<min(start + 500, runs.lookups.count)]
+                        let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(placeholders(slice.count)))"
+                        snapshots += try rows(of: plan, sql: sql, defaultEntity: entity, in: db) {
                             try $0.bind(slice.map { .integer($0) })
                         }
                     }
