@@ -60,9 +60,8 @@ open class ManagedObject {
         self.objectID = creation.objectID
         self.values = creation.values
         self.snapshot = creation.snapshot
+        self.relationships = creation.relationships
         self.context = creation.context
-        self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
-            ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
     deinit {

@@ -131,10 +131,13 @@ struct ReadPlan: Sendable {
             }
             values.append(value)
         }
-        var toOne = [Int: Link](minimumCapacity: plan.foreignKeys.count)
-        for (relationship, column, destination) in plan.foreignKeys {
-            toOne[relationship] = statement.isNull(at: base + column)
-                ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
+        var toOne: [Int: Link] = [:]
+        if !plan.foreignKeys.isEmpty {
+            toOne.reserveCapacity(plan.foreignKeys.count)
+            for (relationship, column, destination) in plan.foreignKeys {
+                toOne[relationship] = statement.isNull(at: base + column)
+                    ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
+            }
         }
         return RowSnapshot(objectID: plan.idPrototype.saved(as: pk), version: version, values: values, toOne: toOne)
     }
@@ -231,19 +234,21 @@ extension SQLiteStore {
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
-        var last: (root: String, layout: StoreSchema.EntityLayout)?
+        // IDs come in runs of one hierarchy: its layout is looked up, and its keys filed, once per run.
+        var run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])?
+        func file(_ run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])) {
+            byTable[run.layout.table, default: (run.layout, [])].keys += run.keys
+        }
         for id in ids {
             guard let pk = id.primaryKey else { continue }
-            // IDs come in runs of one hierarchy: look its layout up once per run.
-            let layout: StoreSchema.EntityLayout
-            if let last, last.root == id.rootEntityName {
-                layout = last.layout
+            if run?.root == id.rootEntityName {
+                run?.keys.append(pk)
             } else {
-                layout = try schema.layout(of: id.rootEntityName)
-                last = (id.rootEntityName, layout)
+                if let run { file(run) }
+                run = (id.rootEntityName, try schema.layout(of: id.rootEntityName), [pk])
             }
-            byTable[layout.table, default: (layout, [])].keys.append(pk)
         }
+        if let run { file(run) }
         return try SQLiteStore.mapErrors("reading \(ids.count) objects") {
             try writer.read { db in
                 var snapshots: [RowSnapshot] = []
