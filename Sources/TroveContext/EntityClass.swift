@@ -34,6 +34,7 @@ public struct ObjectCreation {
     let values: [AttributeValue]
     let snapshot: RowSnapshot?
     let relationships: [RelationshipState]
+    let isObserved: Bool
     // The context is making the object: it outlives the creation.
     unowned(unsafe) let context: ObjectContext
 }

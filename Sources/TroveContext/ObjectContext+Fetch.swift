@@ -257,6 +257,14 @@ final class LazyResults {
             case .merged(let ids): ids[position]
             }
         }
+
+        /// The IDs at `positions`, in order.
+        func ids(in positions: Range<Int>) -> [ObjectID] {
+            switch self {
+            case .stored(let list): list.ids(in: positions)
+            case .merged(let ids): Array(ids[positions])
+            }
+        }
     }
 
     let context: ObjectContext
@@ -297,7 +305,7 @@ final class LazyResults {
             objects = []
             related = []
             let range = (wanted * batchSize)..<Swift.min((wanted + 1) * batchSize, ids.count)
-            let loaded = (try? context.loadObjects(for: range.map { ids[$0] })) ?? []
+            let loaded = (try? context.loadObjects(for: ids.ids(in: range))) ?? []
             objects = range.map { position in
                 let offset = position - range.lowerBound
                 return offset < loaded.count ? loaded[offset] ?? fault(at: position) : fault(at: position)

@@ -21,7 +21,11 @@ public final class ObjectContext {
     /// Observation (see ``ManagedObject``'s `Observable` conformance): `true` for a container's
     /// `viewContext`, `false` by default for other contexts. Taking part costs about a
     /// microsecond per object read, for its registrar; set it before reading objects.
-    public var isObservationEnabled = false
+    public var isObservationEnabled = false {
+        didSet {
+            for object in registry.objects { object.isObserved = isObservationEnabled }
+        }
+    }
     /// The key paths Observation knows positions by, made on first use.
     lazy var observationKeys = ObservationKeys(model: model)
     /// Records changes for undo and redo; `nil` (the default) records nothing.
@@ -101,6 +105,12 @@ public final class ObjectContext {
         self.onSave = nil
         self.source = ParentSource(parent)
         self.parent = parent
+    }
+
+    deinit {
+        // Objects that outlive the context leave it: they hold it without retaining it (see
+        // ``ManagedObject/context``).
+        for object in registry.objects { object.context = nil }
     }
 
     /// A child of this context: it sees this context's unsaved changes, and its ``save()``
@@ -359,7 +369,7 @@ public final class ObjectContext {
     private func make(_ kind: ObjectKind, _ id: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?,
                       relationships: [RelationshipState]) -> ManagedObject {
         kind.type.init(ObjectCreation(entity: kind.entity, objectID: id, values: values, snapshot: snapshot,
-                                      relationships: relationships, context: self))
+                                      relationships: relationships, isObserved: isObservationEnabled, context: self))
     }
 
     /// How to make objects of the entity named `name`; the last one asked for is remembered, as
@@ -373,6 +383,9 @@ public final class ObjectContext {
     }
 
     func register(_ object: ManagedObject) {
+        // An object that another replaces leaves the context (each object naming the context
+        // is in its registry: see ``ManagedObject/context``).
+        if let replaced = registry.object(for: object.objectID), replaced !== object { replaced.context = nil }
         registry.register(object, for: object.objectID)
     }
 
@@ -383,7 +396,7 @@ public final class ObjectContext {
 
     func reregister(_ object: ManagedObject, from oldID: ObjectID) {
         unregister(object, at: oldID)
-        registry.register(object, for: object.objectID)
+        register(object)
     }
 
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row

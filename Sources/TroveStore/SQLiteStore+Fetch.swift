@@ -206,10 +206,13 @@ extension SQLiteStore {
             try writer.unsafeRead { db in
                 try RawStatement.with(db, sql: statement.sql) { raw in
                     try raw.bind(statement.arguments)
-                    var ids = ObjectIDList()
+                    var ids = ObjectIDList(entity: layout.entity)
                     while try raw.step() {
-                        let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
-                        ids.append(raw.int64(at: 0), of: entity)
+                        if layout.hasEntityColumn {
+                            ids.append(raw.int64(at: 0), of: entities[raw.text(at: 1)] ?? layout.entity)
+                        } else {
+                            ids.append(raw.int64(at: 0))
+                        }
                     }
                     return ids
                 }
