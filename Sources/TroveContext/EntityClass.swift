@@ -33,10 +33,7 @@ public struct ObjectCreation {
     let objectID: ObjectID
     let values: [AttributeValue]
     let snapshot: RowSnapshot?
-    let relationships: [RelationshipState]
-    let isObserved: Bool
-    // The context is making the object: it outlives the creation.
-    unowned(unsafe) let context: ObjectContext
+    unowned let context: ObjectContext
 }
 
 /// The classes registered for a model's entities, checked against it once.

@@ -19,7 +19,7 @@ extension ManagedObject {
 
     /// Reports a read of attribute (or relationship) `index` to Observation.
     final func observeAccess(attribute index: Int? = nil, relationship: Int? = nil) {
-        guard isObserved, let context else { return }
+        guard let context, context.isObservationEnabled else { return }
         let keys = context.observationKeys
         if registrar == nil { registrar = ObservationRegistrar() }
         if let index { registrar?.access(self, keyPath: keys.attributes[index]) }

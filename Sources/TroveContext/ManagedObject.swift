@@ -22,17 +22,9 @@ open class ManagedObject {
     /// The object's identity: temporary until its first save, permanent after.
     public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it left it: after ``ObjectContext/reset()``
-    /// or a rollback of its insert (the object is *detached*), once its row is gone (the
-    /// object is *removed*: see ``isRemoved``), or once the context is gone.
-    public internal(set) var context: ObjectContext? {
-        get { owner }
-        set { owner = newValue }
-    }
-    /// The context, not retained nor weak (a weak reference costs every object, and its
-    /// context's every retain, a side table's slower counting): a context keeps every object
-    /// that names it in its registry and sets this to `nil` when it lets the object go or is
-    /// deallocated itself.
-    unowned(unsafe) private var owner: ObjectContext?
+    /// or a rollback of its insert (the object is *detached*), or once its row is gone (the
+    /// object is *removed*: see ``isRemoved``).
+    public internal(set) weak var context: ObjectContext?
 
     /// Current values, by attribute position.
     var values: [AttributeValue]
@@ -61,8 +53,6 @@ open class ManagedObject {
     public internal(set) var faultError: ObjectError?
     /// The object's Observation registrar, made on the first observed read.
     var registrar: ObservationRegistrar?
-    /// Whether reads are reported to Observation: its context's ``ObjectContext/isObservationEnabled``.
-    var isObserved: Bool
 
     /// An object as a context makes it: subclasses inherit this initialiser and do not call it.
     public required init(_ creation: ObjectCreation) {
@@ -70,9 +60,9 @@ open class ManagedObject {
         self.objectID = creation.objectID
         self.values = creation.values
         self.snapshot = creation.snapshot
-        self.relationships = creation.relationships
-        self.isObserved = creation.isObserved
-        self.owner = creation.context
+        self.context = creation.context
+        self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
+            ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
     deinit {
@@ -214,9 +204,7 @@ open class ManagedObject {
     /// time one is accessed (see ``FetchRequest/returnsObjectsAsFaults`` and
     /// ``FetchRequest/fetchBatchSize``).
     public var isFault: Bool {
-        if isInserted { return false }
-        if case .none = snapshot { return true }
-        return false
+        !isInserted && snapshot == nil
     }
 
     /// Reads the object's row if it is a fault.

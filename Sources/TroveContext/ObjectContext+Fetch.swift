@@ -29,7 +29,8 @@ extension ObjectContext {
             if lazily {
                 return try FetchedResults(context: self, ids: .merged(merged), request: request, entity: query.entity)
             }
-            objects = try loadObjects(for: merged).compactMap { $0 }
+            let loaded = try loadObjects(for: merged)
+            objects = merged.compactMap { loaded[$0] }
         } else if lazily {
             return try FetchedResults(context: self, ids: source.fetchObjectIDs(query, request), request: request, entity: query.entity)
         } else {
@@ -84,7 +85,7 @@ extension ObjectContext {
             return window(merged + insertedMatches.map(\.objectID), query)
         }
         let loaded = try loadObjects(for: untouched)
-        candidates = try zip(untouched, loaded).map { id, object in try object ?? self.object(with: id) } + updatedMatches + insertedMatches
+        candidates = try untouched.map { try loaded[$0] ?? object(with: $0) } + updatedMatches + insertedMatches
         let position = Dictionary(candidates.enumerated().map { ($1.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         candidates.sort { a, b in
             switch query.sortDescriptors.compare(a, b) {
@@ -114,46 +115,24 @@ extension ObjectContext {
 
     // MARK: Loading
 
-    /// The objects for `ids`, in their order: those in memory as they are, the others (and
-    /// faults) made from their rows, read in one go; `nil` for an ID without a row.
+    /// The objects for `ids`, reading in batches the rows of those not in memory (or faults).
     /// The caller holds the objects it needs: the context keeps unchanged ones only weakly.
-    func loadObjects(for ids: [ObjectID]) throws -> [ManagedObject?] {
-        var objects = [ManagedObject?](repeating: nil, count: ids.count)
-        // The positions to read, and the fault registered for each, if any.
-        var missing: [(position: Int, fault: ManagedObject?)] = []
-        for (position, id) in ids.enumerated() {
-            let registered = registry(for: id)
-            if let registered, !registered.isFault {
-                objects[position] = registered
-            } else if let cached = try cachedObject(for: id) {
-                objects[position] = cached
+    @discardableResult
+    func loadObjects(for ids: [ObjectID]) throws -> [ObjectID: ManagedObject] {
+        var objects: [ObjectID: ManagedObject] = [:]
+        var missing: [ObjectID] = []
+        for id in ids {
+            if let object = registry(for: id), !object.isFault {
+                objects[id] = object
+            } else if let object = try cachedObject(for: id) {
+                objects[id] = object
             } else {
-                missing.append((position, registered))
+                missing.append(id)
             }
         }
         guard !missing.isEmpty else { return objects }
-        let rows = try source.rows(for: missing.map { ids[$0.position] })
-        // Rows come back in the order asked for when the IDs ascend (a batch of results in
-        // primary-key order): match them by walking; otherwise by a lookup made once.
-        var next = 0
-        var lookup: [ObjectID: Int]?
-        for row in rows {
-            let index: Int
-            if next < missing.count, ids[missing[next].position] == row.objectID {
-                index = next
-                next += 1
-            } else {
-                if lookup == nil {
-                    lookup = Dictionary(missing.indices.map { (ids[missing[$0].position], $0) }, uniquingKeysWith: { a, _ in a })
-                }
-                guard let found = lookup?[row.objectID] else { continue }
-                index = found
-            }
-            objects[missing[index].position] = try missing[index].fault.map { refreshed($0, from: row) } ?? makeObject(from: row)
-        }
-        // An ID given twice was made once.
-        for (position, _) in missing where objects[position] == nil {
-            if let object = registry(for: ids[position]), !object.isFault { objects[position] = object }
+        for snapshot in try source.rows(for: missing) {
+            objects[snapshot.objectID] = try materialize(snapshot)
         }
         return objects
     }
@@ -171,7 +150,8 @@ extension ObjectContext {
                 let next = level.flatMap { object in
                     object.entity.relationshipIndex(named: key).map { object.relationships[$0].objectIDs } ?? []
                 }.filter { seen.insert($0).inserted }
-                level = try loadObjects(for: next).compactMap { $0 }
+                let loaded = try loadObjects(for: next)
+                level = next.compactMap { loaded[$0] }
                 keepAlive += level
             }
         }
@@ -257,14 +237,6 @@ final class LazyResults {
             case .merged(let ids): ids[position]
             }
         }
-
-        /// The IDs at `positions`, in order.
-        func ids(in positions: Range<Int>) -> [ObjectID] {
-            switch self {
-            case .stored(let list): list.ids(in: positions)
-            case .merged(let ids): Array(ids[positions])
-            }
-        }
     }
 
     let context: ObjectContext
@@ -301,19 +273,17 @@ final class LazyResults {
         guard batchSize > 0 else { return fault(at: position) }
         let wanted = position / batchSize
         if batch != wanted {
-            // The last batch goes first (unless the caller holds its objects): memory holds one.
-            objects = []
-            related = []
             let range = (wanted * batchSize)..<Swift.min((wanted + 1) * batchSize, ids.count)
-            let loaded = (try? context.loadObjects(for: ids.ids(in: range))) ?? []
-            objects = range.map { position in
-                let offset = position - range.lowerBound
-                return offset < loaded.count ? loaded[offset] ?? fault(at: position) : fault(at: position)
-            }
+            let loaded = (try? context.loadObjects(for: range.map { ids[$0] })) ?? [:]
+            objects = range.map { loaded[ids[$0]] ?? fault(at: $0) }
             related = (try? context.prefetch(keyPaths, of: objects)) ?? []
             batch = wanted
         }
-        return objects[position - wanted * batchSize]
+        let offset = position - wanted * batchSize
+        if offset < objects.count, objects[offset].objectID == ids[position] {
+            return objects[offset]
+        }
+        return fault(at: position)
     }
 
     private func fault(at position: Int) -> ManagedObject {

@@ -21,11 +21,7 @@ public final class ObjectContext {
     /// Observation (see ``ManagedObject``'s `Observable` conformance): `true` for a container's
     /// `viewContext`, `false` by default for other contexts. Taking part costs about a
     /// microsecond per object read, for its registrar; set it before reading objects.
-    public var isObservationEnabled = false {
-        didSet {
-            for object in registry.objects { object.isObserved = isObservationEnabled }
-        }
-    }
+    public var isObservationEnabled = false
     /// The key paths Observation knows positions by, made on first use.
     lazy var observationKeys = ObservationKeys(model: model)
     /// Records changes for undo and redo; `nil` (the default) records nothing.
@@ -55,12 +51,12 @@ public final class ObjectContext {
     /// Changes made since the last ``processPendingChanges()``.
     var pendingChanges = ObjectChanges()
 
-    /// How to make objects of the entity ``kind(named:)`` found last.
-    private var lastKind: ObjectKind?
+    /// The entity and class ``entityAndClass(named:)`` found last.
+    private var lastEntity: (entity: Entity, type: ManagedObject.Type)?
     /// Every object the context has in memory, not retained (changed objects are also held
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
-    private var registry = ObjectRegistry()
+    private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Inserted objects, and the order they were inserted in.
     var inserted: [ObjectID: ManagedObject] = [:]
     private var insertionOrder: [ObjectID] = []
@@ -110,12 +106,6 @@ public final class ObjectContext {
         self.parent = parent
     }
 
-    deinit {
-        // Objects that outlive the context leave it: they hold it without retaining it (see
-        // ``ManagedObject/context``).
-        for object in registry.objects { object.context = nil }
-    }
-
     /// A child of this context: it sees this context's unsaved changes, and its ``save()``
     /// pushes its changes into this context, not the store (save this context to write them).
     /// Dropping a child, or rolling it back, discards its changes: a cancelable edit. Use it in
@@ -137,18 +127,16 @@ public final class ObjectContext {
 
     /// Inserts an object without waking it: for a child's save pushing an insert already made.
     func insertObject(_ entityName: String) throws -> ManagedObject {
-        guard let kind = kind(named: entityName) else {
+        guard let (entity, type) = entityAndClass(named: entityName) else {
             throw ObjectError(.unknownEntity,
                 "the model has no entity '\(entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
         }
-        let entity = kind.entity
         guard !entity.isAbstract else {
             throw ObjectError(.abstractEntity,
                 "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
         let id = ObjectID.temporary(entity: entity)
-        let object = make(kind, id, values: entity.attributes.map(\.defaultValue), snapshot: nil,
-                          relationships: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) })
+        let object = make(type, entity, id, values: entity.attributes.map(\.defaultValue), snapshot: nil)
         object.isInserted = true
         register(object)
         inserted[id] = object
@@ -216,14 +204,14 @@ public final class ObjectContext {
 
     /// The registered object with `id`, if the context has it in memory; never reads the store.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registry.object(for: id)
+        registry[id]?.takeUnretainedValue()
     }
 
     /// The number of entries in the registry (for tests of memory).
     var registrySize: Int { registry.count }
 
     func registry(for id: ObjectID) -> ManagedObject? {
-        registry.object(for: id)
+        registry[id]?.takeUnretainedValue()
     }
 
     // MARK: Changes
@@ -266,7 +254,7 @@ public final class ObjectContext {
 
     /// Every object the context has in memory.
     var liveObjects: [ManagedObject] {
-        registry.objects
+        registry.values.map { $0.takeUnretainedValue() }
     }
 
     func appendInsertionOrder(_ id: ObjectID) {
@@ -283,35 +271,24 @@ public final class ObjectContext {
     /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
     /// changes (keeping its transient values); or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
-        if let object = registry(for: snapshot.objectID) { return refreshed(object, from: snapshot) }
-        return try makeObject(from: snapshot)
-    }
-
-    /// A new registered instance for a row of which the registry had no object when the caller
-    /// looked; if one was registered since (by code that ran meanwhile), that one, refreshed.
-    func makeObject(from snapshot: RowSnapshot) throws -> ManagedObject {
-        guard let kind = kind(named: snapshot.objectID.entityName) else {
+        if let object = registry(for: snapshot.objectID) {
+            if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
+                let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
+                object.values = snapshot.values
+                object.snapshot = snapshot
+                object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
+                object.committedRelationships = [:]
+                object.observeChangeOfEverything()
+                object.awakeFromFetch()
+            }
+            return object
+        }
+        guard let (entity, type) = entityAndClass(named: snapshot.objectID.entityName) else {
             throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
         }
-        let object = make(kind, snapshot.objectID, values: snapshot.values, snapshot: snapshot,
-                          relationships: snapshot.toOne.isEmpty ? kind.faults : RelationshipState.states(of: kind.entity, from: snapshot))
-        if let registered = registerIfAbsent(object) { return refreshed(registered, from: snapshot) }
+        let object = make(type, entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
+        register(object)
         object.awakeFromFetch()
-        return object
-    }
-
-    /// `object` (registered for the row of `snapshot`) with the row's values when it is a
-    /// fault, or has no unsaved changes and the row changed (keeping its transient values).
-    func refreshed(_ object: ManagedObject, from snapshot: RowSnapshot) -> ManagedObject {
-        if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
-            let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
-            object.values = snapshot.values
-            object.snapshot = snapshot
-            object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
-            object.committedRelationships = [:]
-            object.observeChangeOfEverything()
-            object.awakeFromFetch()
-        }
         return object
     }
 
@@ -319,7 +296,8 @@ public final class ObjectContext {
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry(for: id) { return object }
         if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
-        let fault = make(kind(named: entity.name) ?? ObjectKind(entity, classes), id, values: [], snapshot: nil, relationships: entity.relationships.map { _ in .fault })
+        let fault = make(classes.type(of: entity), entity, id, values: [], snapshot: nil)
+        fault.relationships = entity.relationships.map { _ in .fault }
         register(fault)
         return fault
     }
@@ -336,7 +314,7 @@ public final class ObjectContext {
     /// Keeps a row read ahead: it refreshes the object in memory if there is one, or waits in
     /// the row cache until the object is asked for.
     func cache(_ snapshot: RowSnapshot) throws {
-        if registry.object(for: snapshot.objectID) != nil {
+        if registry[snapshot.objectID] != nil {
             _ = try materialize(snapshot)
         } else {
             rowCache[snapshot.objectID] = (snapshot, .now)
@@ -357,7 +335,7 @@ public final class ObjectContext {
     /// The cached row of `id`, which leaves the cache; `nil` when there is none or it is
     /// older than ``stalenessInterval``.
     private func freshCachedRow(for id: ObjectID) -> RowSnapshot? {
-        guard !rowCache.isEmpty, let entry = rowCache.removeValue(forKey: id) else { return nil }
+        guard let entry = rowCache.removeValue(forKey: id) else { return nil }
         if let limit = stalenessInterval, entry.read.duration(to: .now) > limit { return nil }
         return entry.row
     }
@@ -368,44 +346,37 @@ public final class ObjectContext {
         for id in ids { rowCache[id] = nil }
     }
 
-    /// A new object of `kind`, not registered yet.
-    private func make(_ kind: ObjectKind, _ id: ObjectID, values: [AttributeValue], snapshot: RowSnapshot?,
-                      relationships: [RelationshipState]) -> ManagedObject {
-        kind.type.init(ObjectCreation(entity: kind.entity, objectID: id, values: values, snapshot: snapshot,
-                                      relationships: relationships, isObserved: isObservationEnabled, context: self))
+    /// A new object of `entity`, of `type` (its registered class), not registered yet.
+    private func make(_ type: ManagedObject.Type, _ entity: Entity, _ id: ObjectID, values: [AttributeValue],
+                      snapshot: RowSnapshot?) -> ManagedObject {
+        type.init(ObjectCreation(entity: entity, objectID: id, values: values, snapshot: snapshot, context: self))
     }
 
-    /// How to make objects of the entity named `name`; the last one asked for is remembered, as
-    /// rows and inserts come in runs of one entity.
-    private func kind(named name: String) -> ObjectKind? {
-        if let last = lastKind, last.name == name { return last }
+    /// The entity named `name` and its class; the last one asked for is remembered, as rows
+    /// and inserts come in runs of one entity.
+    private func entityAndClass(named name: String) -> (Entity, ManagedObject.Type)? {
+        if let last = lastEntity, last.entity.name == name { return last }
         guard let entity = model.entity(named: name) else { return nil }
-        let kind = ObjectKind(entity, classes)
-        lastKind = kind
-        return kind
+        let found = (entity: entity, type: classes.type(of: entity))
+        lastEntity = found
+        return found
     }
 
     func register(_ object: ManagedObject) {
-        // An object that another replaces leaves the context (each object naming the context
-        // is in its registry: see ``ManagedObject/context``).
-        if let replaced = registry.object(for: object.objectID), replaced !== object { replaced.context = nil }
-        registry.register(object, for: object.objectID)
-    }
-
-    /// Registers `object` unless an object is registered under its ID already, which it returns.
-    private func registerIfAbsent(_ object: ManagedObject) -> ManagedObject? {
-        registry.registerIfAbsent(object, for: object.objectID)
+        registry[object.objectID] = Unmanaged.passUnretained(object)
     }
 
     func reregister(_ object: ManagedObject, from oldID: ObjectID) {
         unregister(object, at: oldID)
-        register(object)
+        registry[object.objectID] = Unmanaged.passUnretained(object)
     }
 
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
     /// may have replaced an object that left the context).
     private func unregister(_ object: ManagedObject, at id: ObjectID) {
-        registry.remove(object, at: id)
+        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry[id] = nil
+        }
     }
 
     /// An object of this context is being deallocated: it leaves the registry.
@@ -434,10 +405,10 @@ public final class ObjectContext {
 
     /// Forgets every object and every change.
     func clearAll() {
-        for object in registry.objects {
-            object.context = nil
+        for entry in registry.values {
+            entry.takeUnretainedValue().context = nil
         }
-        registry.removeAll()
+        registry = [:]
         rowCache = [:]
         seenToken = nil
         clearChanges()
@@ -459,23 +430,6 @@ public final class ObjectContext {
             throw ObjectError(.notInContext,
                 "\(object.objectID) belongs to another context (or none); get it in this one with object(with: id)")
         }
-    }
-}
-
-/// How a context makes the objects of one entity.
-struct ObjectKind {
-    let name: String
-    let entity: Entity
-    /// The entity's registered class.
-    let type: ManagedObject.Type
-    /// A fault for each relationship: the relationships of a fetched object whose row holds no link.
-    let faults: [RelationshipState]
-
-    init(_ entity: Entity, _ classes: EntityClasses) {
-        name = entity.name
-        self.entity = entity
-        type = classes.type(of: entity)
-        faults = entity.relationships.map { _ in .fault }
     }
 }
 

@@ -41,8 +41,6 @@ struct ReadPlan: Sendable {
     private let only: EntityColumns?
     /// The selection for the aliases queries use most, built once.
     private let selections: [String: String]
-    /// The query of the rows whose primary keys lie between two bound values, in key order.
-    let rangeQuery: String
 
     init(table: StoreSchema.Table, schema: StoreSchema, model: Model) throws {
         self.table = table
@@ -96,7 +94,6 @@ struct ReadPlan: Sendable {
             selections[alias] = (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
         }
         self.selections = selections
-        rangeQuery = "SELECT \(selections["t"] ?? "") FROM \(quoted(table.name)) AS \"t\" WHERE \"t\".\"_pk\" BETWEEN ? AND ? ORDER BY \"t\".\"_pk\""
     }
 
     /// The selection of rows of the table named `alias` (`t` or `d`): each column, qualified by
@@ -131,13 +128,10 @@ struct ReadPlan: Sendable {
             }
             values.append(value)
         }
-        var toOne: [Int: Link] = [:]
-        if !plan.foreignKeys.isEmpty {
-            toOne.reserveCapacity(plan.foreignKeys.count)
-            for (relationship, column, destination) in plan.foreignKeys {
-                toOne[relationship] = statement.isNull(at: base + column)
-                    ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
-            }
+        var toOne = [Int: Link](minimumCapacity: plan.foreignKeys.count)
+        for (relationship, column, destination) in plan.foreignKeys {
+            toOne[relationship] = statement.isNull(at: base + column)
+                ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
         }
         return RowSnapshot(objectID: plan.idPrototype.saved(as: pk), version: version, values: values, toOne: toOne)
     }
@@ -203,13 +197,10 @@ extension SQLiteStore {
         return try read("fetching \(query.entity.name)") { source in
             try source.withStatement(statement.sql) { raw in
                 try raw.bind(statement.arguments)
-                var ids = ObjectIDList(entity: layout.entity)
+                var ids = ObjectIDList()
                 while try raw.step() {
-                    if layout.hasEntityColumn {
-                        ids.append(raw.int64(at: 0), of: entities[raw.text(at: 1)] ?? layout.entity)
-                    } else {
-                        ids.append(raw.int64(at: 0))
-                    }
+                    let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
+                    ids.append(raw.int64(at: 0), of: entity)
                 }
                 return ids
             }
@@ -231,49 +222,31 @@ extension SQLiteStore {
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
-        // IDs come in runs of one hierarchy: its layout is looked up, and its keys filed, once per run.
-        var run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])?
-        func file(_ run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])) {
-            byTable[run.layout.table, default: (run.layout, [])].keys += run.keys
-        }
+        var last: (root: String, layout: StoreSchema.EntityLayout)?
         for id in ids {
             guard let pk = id.primaryKey else { continue }
-            if run?.root == id.rootEntityName {
-                run?.keys.append(pk)
+            // IDs come in runs of one hierarchy: look its layout up once per run.
+            let layout: StoreSchema.EntityLayout
+            if let last, last.root == id.rootEntityName {
+                layout = last.layout
             } else {
-                if let run { file(run) }
-                run = (id.rootEntityName, try schema.layout(of: id.rootEntityName), [pk])
+                layout = try schema.layout(of: id.rootEntityName)
+                last = (id.rootEntityName, layout)
             }
+            byTable[layout.table, default: (layout, [])].keys.append(pk)
         }
-        if let run { file(run) }
-        let grouped = byTable.sorted(by: { $0.key < $1.key }).map { (table: $0.key, layout: $0.value.layout, runs: PrimaryKeyRuns($0.value.keys)) }
         // Several statements read one snapshot.
-        let statements = grouped.reduce(0) { $0 + $1.runs.ranges.count + ($1.runs.lookups.count + 499) / 500 }
+        let statements = byTable.values.reduce(0) { $0 + ($1.keys.count + 499) / 500 }
         return try read("reading \(ids.count) objects", consistently: statements > 1) { source in
             var snapshots: [RowSnapshot] = []
-            snapshots.reserveCapacity(ids.count)
-            for (table, layout, runs) in grouped {
-                let plan = try readPlan(for: layout)
-                let entity = layout.entity.name
-                // Dense runs by range, in key order, skipping the rows not asked for.
-                for run in runs.ranges {
-                    try source.withStatement(plan.rangeQuery) { statement in
-                        try statement.bind(run[run.startIndex], at: 1)
-                        try statement.bind(run[run.endIndex - 1], at: 2)
-                        var next = run.startIndex
-                        while try statement.step() {
-                            let pk = statement.int64(at: 0)
-                            while next < run.endIndex, run[next] < pk { next += 1 }
-                            guard next < run.endIndex, run[next] == pk else { continue }
-                            snapshots.append(try plan.snapshot(from: statement, defaultEntity: entity))
-                        }
-                    }
-                }
-                // The rest by key, in slices well under SQLite's limit of parameters per statement.
-                for start in stride(from: 0, to: runs.lookups.count, by: 500) {
-                    let slice = runs.lookups[start..<min(start + 500, runs.lookups.count)]
-                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(placeholders(slice.count)))"
-                    snapshots += try rows(of: plan, sql: sql, defaultEntity: entity, in: source) {
+            for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+                let plan = try readPlan(for: group.layout)
+                // Bound in slices, well under SQLite's limit of parameters per statement.
+                for start in stride(from: 0, to: group.keys.count, by: 500) {
+                    let slice = group.keys[start..<min(start + 500, group.keys.count)]
+                    let marks = placeholders(slice.count)
+                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
+                    snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: source) {
                         try $0.bind(slice.map { .integer($0) })
                     }
                 }
