@@ -9,6 +9,8 @@ public import TroveStore
 /// unchanged ones only while the caller holds them. A context is not `Sendable`: use it from
 /// the isolation domain that created it, and pass ``ObjectID``s to other contexts.
 public final class ObjectContext {
+    // The change-tracking properties are `@exclusivity(unchecked)`, as ManagedObject's are
+    // (see there): a context lives in one isolation domain and every access is short.
     /// The model of the context's objects.
     public let model: Model
     /// The store the context reads from and saves to.
@@ -21,11 +23,11 @@ public final class ObjectContext {
     /// Observation (see ``ManagedObject``'s `Observable` conformance): `true` for a container's
     /// `viewContext`, `false` by default for other contexts. Taking part costs about a
     /// microsecond per object read, for its registrar; set it before reading objects.
-    public var isObservationEnabled = false
+    @exclusivity(unchecked) public var isObservationEnabled = false
     /// The key paths Observation knows positions by, made on first use.
     lazy var observationKeys = ObservationKeys(model: model)
     /// Records changes for undo and redo; `nil` (the default) records nothing.
-    public var undoManager: ContextUndoManager? {
+    @exclusivity(unchecked) public var undoManager: ContextUndoManager? {
         didSet { undoManager?.context = self }
     }
     /// The store's change token when this context last looked (see ``refreshIfStoreChanged()``).
@@ -49,29 +51,29 @@ public final class ObjectContext {
     /// The context a child context reads through and saves into; `nil` for a context on the store.
     public let parent: ObjectContext?
     /// Changes made since the last ``processPendingChanges()``.
-    var pendingChanges = ObjectChanges()
+    @exclusivity(unchecked) var pendingChanges = ObjectChanges()
 
     /// The entity and class ``entityAndClass(named:)`` found last.
-    private var lastEntity: (entity: Entity, type: ManagedObject.Type)?
+    @exclusivity(unchecked) private var lastEntity: (entity: Entity, type: ManagedObject.Type)?
     /// Every object the context has in memory, not retained (changed objects are also held
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
-    private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    @exclusivity(unchecked) private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
     /// Inserted objects, and the order they were inserted in.
-    var inserted: [ObjectID: ManagedObject] = [:]
-    private var insertionOrder: [ObjectID] = []
+    @exclusivity(unchecked) var inserted: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) private var insertionOrder: [ObjectID] = []
     /// Objects whose values were changed since the last save (they may have changed back).
-    var touched: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
-    var deleted: [ObjectID: ManagedObject] = [:]
+    @exclusivity(unchecked) var deleted: [ObjectID: ManagedObject] = [:]
     /// Changes that typed properties could not make (they cannot throw): the next save throws
     /// the first and writes nothing.
-    var deferredFailures: [ObjectError] = []
+    @exclusivity(unchecked) var deferredFailures: [ObjectError] = []
     /// Store metadata the next save writes (`nil` removes a key).
     var pendingMetadata: [String: String?] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
-    private(set) var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
+    @exclusivity(unchecked) private(set) var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
     /// How old a row read ahead (prefetched, or loaded with a relationship) may be when its
     /// object is first asked for; an older one is read again. `nil` (the default) uses it
     /// whatever its age, as Core Data's default does.

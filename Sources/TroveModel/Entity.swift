@@ -22,9 +22,11 @@ public struct Entity: Sendable, Hashable {
         var relationshipIndexByName: [String: Int] = [:]
     }
 
-    // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds.
+    // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds; so no
+    // access can overlap another, and the runtime's exclusivity checks (on every read of every
+    // object's entity) are left out.
     private final class Box: @unchecked Sendable {
-        var parts: Parts
+        @exclusivity(unchecked) var parts: Parts
         init(_ parts: Parts) { self.parts = parts }
     }
 
