@@ -21,14 +21,15 @@ extension ManagedObject {
     final func observeAccess(attribute index: Int? = nil, relationship: Int? = nil) {
         guard let context, context.isObservationEnabled else { return }
         let keys = context.observationKeys
-        if registrar == nil { registrar = ObservationRegistrar() }
-        if let index { registrar?.access(self, keyPath: keys.attributes[index]) }
-        if let relationship { registrar?.access(self, keyPath: keys.relationships[relationship]) }
+        if observation == nil { observation = ObjectObservation() }
+        guard let registrar = observation?.registrar else { return }
+        if let index { registrar.access(self, keyPath: keys.attributes[index]) }
+        if let relationship { registrar.access(self, keyPath: keys.relationships[relationship]) }
     }
 
     /// Tells observers that attribute (or relationship) `index` changed.
     final func observeChange(attribute index: Int? = nil, relationship: Int? = nil) {
-        guard let registrar, let context else { return }
+        guard let registrar = observation?.registrar, let context else { return }
         let keys = context.observationKeys
         if let index { registrar.withMutation(of: self, keyPath: keys.attributes[index]) {} }
         if let relationship { registrar.withMutation(of: self, keyPath: keys.relationships[relationship]) {} }
@@ -36,10 +37,16 @@ extension ManagedObject {
 
     /// Tells observers that any value may have changed (a refresh, a rollback).
     final func observeChangeOfEverything() {
-        guard registrar != nil else { return }
+        guard observation != nil else { return }
         for index in entity.attributes.indices { observeChange(attribute: index) }
         for index in entity.relationships.indices { observeChange(relationship: index) }
     }
+}
+
+/// An object's Observation registrar, in a box: an object that nobody observes tells so by a
+/// nil reference, which is tested without going through the registrar's type.
+final class ObjectObservation {
+    let registrar = ObservationRegistrar()
 }
 
 /// The key paths of every attribute and relationship position of a model, made once per context.

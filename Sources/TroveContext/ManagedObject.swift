@@ -56,7 +56,7 @@ open class ManagedObject {
     /// cannot throw); `nil` when every read worked. See ``attributeValue(at:)``.
     @exclusivity(unchecked) public internal(set) var faultError: ObjectError?
     /// The object's Observation registrar, made on the first observed read.
-    @exclusivity(unchecked) var registrar: ObservationRegistrar?
+    @exclusivity(unchecked) var observation: ObjectObservation?
 
     /// An object as a context makes it: subclasses inherit this initialiser and do not call it.
     public required init(_ creation: ObjectCreation) {
@@ -159,31 +159,33 @@ open class ManagedObject {
     /// - Throws: ``ObjectError`` `.unknownKey` for an index out of range, and as ``setValue(_:forKey:)``.
     @discardableResult
     public func setValue(_ value: AttributeValue, forAttributeAt index: Int) throws -> Bool {
-        let attributes = entity.attributes
-        guard attributes.indices.contains(index) else {
-            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(attributes.count)")
+        // The entity's facts are read, not its attributes: a copy of an attribute retains each of its parts.
+        let types = entity.attributeTypes
+        guard types.indices.contains(index) else {
+            throw ObjectError(.unknownKey, "entity '\(entity.name)' has no attribute at position \(index); it has \(types.count)")
         }
-        // Parts of the attribute are read in place (the type alone is checked): a copy would retain each of them.
-        if let derivation = attributes[index].derivation {
-            throw ObjectError(.readOnly, "cannot set \(entity.name).\(attributes[index].name): it is derived (\(derivation)), computed by the store"
+        if entity.hasDerivedAttributes, let derivation = entity.attributes[index].derivation {
+            let name = entity.attributes[index].name
+            throw ObjectError(.readOnly, "cannot set \(entity.name).\(name): it is derived (\(derivation)), computed by the store"
                 + " when the object is read; change what it derives from, save, and fetch or refresh the object")
         }
         let checked: AttributeValue
-        switch attributes[index].type.checked(value) {
+        switch types[index].checked(value) {
         case .success(let v): checked = v
         case .failure(let problem):
-            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(attributes[index].name) to \(value): \(problem)")
+            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(entity.attributes[index].name) to \(value): \(problem)")
         }
         let context = try liveContext()
         guard !isDeleted else {
-            throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(attributes[index].name) of \(objectID): the object is deleted")
+            throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(entity.attributes[index].name) of \(objectID): the object is deleted")
         }
-        try fireFault()
+        if isFault { try fireFault() }
         guard values[index] != checked else { return false }
         context.undoManager?.record(.value(self, index: index, before: values[index], after: checked))
         values[index] = checked
-        observeChange(attribute: index)
-        context.objectDidChange(self, key: attributes[index].name)
+        if observation != nil { observeChange(attribute: index) }
+        // An inserted object is saved whole: no key of it is tracked.
+        if !isInserted { context.objectDidChange(self, key: entity.attributes[index].name) }
         return true
     }
 

@@ -13,11 +13,14 @@ extension ObjectContext {
     ///   `T` is not registered with the container.
     @discardableResult
     public func insert<T: EntityClass>(_ type: T.Type) throws -> T {
-        guard let entity = model.entity(named: T.entityName) else {
+        guard let (entity, registered) = entityAndClass(named: T.entityName) else {
             throw ObjectError(.unknownEntity, "class \(T.self) is of entity '\(T.entityName)', which the model lacks")
         }
-        try checkClass(T.self, of: entity)
-        return unsafeDowncast(try insert(T.entityName), to: T.self)
+        // The entity's own class (the usual case) needs no look at the class tree.
+        if registered != T.self { try checkClass(T.self, of: entity) }
+        let object = try insertObject(entity, registered)
+        object.awakeFromInsert()
+        return unsafeDowncast(object, to: T.self)
     }
 
     /// The objects of `T`'s entity (and its sub-entities) that match, in order.

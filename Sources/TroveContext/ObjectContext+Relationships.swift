@@ -149,6 +149,8 @@ extension ObjectContext {
 
     /// What changed in an object's relationships since the last save, for the store.
     func relationshipChanges(of object: ManagedObject) -> [RelationshipChange] {
+        // An object holds a state per relationship of its entity: none, no change.
+        guard !object.relationships.isEmpty else { return [] }
         let indices = object.isInserted ? Array(object.entity.relationships.indices) : object.changedRelationshipIndices
         return indices.compactMap { index in
             let relationship = object.entity.relationships[index]

@@ -23,9 +23,11 @@ extension ObjectContext {
             object.willSave()
         }
         processPendingChanges()
-        // The updated objects in the store's order, once for the whole save.
+        // The inserted objects in their order and the updated ones in the store's order, once
+        // for the whole save (again only when a conflict made the save change them).
+        var insertedObjects = orderedInsertedObjects
         var updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
-        let failures = try validate(updated: updatedObjects)
+        let failures = try validate(inserted: insertedObjects, updated: updatedObjects)
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
 
         var result: SaveResult?
@@ -33,38 +35,46 @@ extension ObjectContext {
         // is another context racing this one, reported as an error.
         for attempt in 0..<3 {
             do {
-                result = try source.save(pendingChangeSet(updated: updatedObjects))
+                result = try source.save(pendingChangeSet(inserted: insertedObjects, updated: updatedObjects))
                 break
             } catch let conflict as ConflictError {
                 guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
                 try resolve(conflict)
+                insertedObjects = orderedInsertedObjects
                 updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
             } catch let error as StoreError where error.code == .constraintViolation {
                 guard mergePolicy != .error, attempt < 2, try foldDuplicateInserts() else { throw error }
+                insertedObjects = orderedInsertedObjects
                 updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
             }
         }
         guard let result else { return }
         // Own commit: the token moves on with it, unless someone else committed in between.
         if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
-        let insertedObjects = orderedInsertedObjects
         let deletedObjects = Array(deleted.values)
         let changedKeyNames = Dictionary(uniqueKeysWithValues: updatedObjects.map { ($0.objectID, $0.changedKeyNames) })
         uncache(updatedObjects.map(\.objectID) + deletedObjects.map(\.objectID))
 
+        var saved = ObjectChanges()
+        saved.inserted.reserveCapacity(insertedObjects.count)
         for object in insertedObjects {
             let oldID = object.objectID
-            guard let permanent = result.permanentIDs[oldID] else { continue }
-            object.objectID = permanent
-            object.isInserted = false
-            reregister(object, from: oldID)
+            if let permanent = result.permanentIDs[oldID] {
+                object.objectID = permanent
+                object.isInserted = false
+                reregister(object, from: oldID)
+            }
+            // An inserted row's version is 1.
+            object.snapshot = committedSnapshot(of: object, version: result.versions[object.objectID] ?? 1)
+            saved.inserted.insert(object.objectID)
         }
         if !result.permanentIDs.isEmpty {
-            for object in liveObjects where !object.relationships.isEmpty {
+            forEachLiveObject { object in
+                guard !object.relationships.isEmpty else { return }
                 object.relationships = object.relationships.map { $0.remapped(result.permanentIDs) }
             }
         }
-        for object in insertedObjects + updatedObjects {
+        for object in updatedObjects {
             let version = result.versions[object.objectID] ?? (object.snapshot?.version ?? 0) + 1
             object.snapshot = committedSnapshot(of: object, version: version)
         }
@@ -73,8 +83,6 @@ extension ObjectContext {
             // What was pending is stored now; the store is the truth until the next load.
             object.relationships = object.relationships.map { if case .pending = $0 { .fault } else { $0 } }
         }
-        var saved = ObjectChanges()
-        saved.inserted = Set(insertedObjects.map(\.objectID))
         for object in updatedObjects {
             saved.updated.insert(object.objectID)
             saved.changedKeys[object.objectID] = Set(changedKeyNames[object.objectID] ?? [])
@@ -104,9 +112,9 @@ extension ObjectContext {
     }
 
     /// What a save writes now: inserts, updates of changed objects, deletes, metadata.
-    private func pendingChangeSet(updated: [ManagedObject]) -> ChangeSet {
+    private func pendingChangeSet(inserted: [ManagedObject], updated: [ManagedObject]) -> ChangeSet {
         var changes = ChangeSet(metadata: pendingMetadata)
-        changes.inserts = orderedInsertedObjects.map {
+        changes.inserts = inserted.map {
             ChangeSet.Insert(objectID: $0.objectID, values: $0.values, relationships: relationshipChanges(of: $0))
         }
         for object in updated where object.isUpdated {

@@ -4,31 +4,28 @@ package import TroveModel
 extension ObjectContext {
     /// Every rule broken by an inserted or updated object, and every `deny` delete rule that
     /// a deleted object's relationships still trip.
-    func validate(updated: [ManagedObject]) throws -> [ValidationError.Failure] {
+    func validate(inserted: [ManagedObject], updated: [ManagedObject]) throws -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
-        // Per entity: the attributes with a rule (required, min, max or regex), and the validators.
-        var plans: [String: (checked: [Int], validators: [ObjectHooks.Hook])] = [:]
-        for object in orderedInsertedObjects + updated {
-            let (checked, validators) = plans[object.entity.name] ?? {
-                let plan = (object.entity.attributes.indices.filter { object.entity.attributes[$0].isCheckedAtSave },
-                            hooks.validators(for: object.entity, in: model))
-                plans[object.entity.name] = plan
-                return plan
-            }()
-            for index in checked {
-                failures += ObjectContext.check(object.values[index], of: object.entity.attributes[index], in: object.objectID)
+        // The validators of each entity, found once per run of objects of one entity.
+        var validators: (entity: String, hooks: [ObjectHooks.Hook])?
+        for object in inserted + updated {
+            let entity = object.entity
+            if validators?.entity != entity.name { validators = (entity.name, hooks.validators(for: entity, in: model)) }
+            for checked in entity.attributesCheckedAtSave {
+                // A required attribute without other rules fails only when nil.
+                let value = object.values[checked.position]
+                guard checked.hasRules || value.isNull else { continue }
+                failures += ObjectContext.check(value, of: entity.attributes[checked.position], in: object.objectID)
             }
-            let indices = object.isInserted ? Array(object.entity.relationships.indices) : object.changedRelationshipIndices
+            // (An object holds a state per relationship of its entity: none, none to check.)
+            let indices = object.relationships.isEmpty ? []
+                : object.isInserted ? Array(entity.relationships.indices) : object.changedRelationshipIndices
             for index in indices {
-                let relationship = object.entity.relationships[index]
+                let relationship = entity.relationships[index]
                 guard !relationship.isOptional || relationship.minCount != nil || relationship.maxCount != nil else { continue }
                 failures += check(relationship, holding: try relatedIDs(of: object, at: index).count, in: object.objectID)
             }
-            let inserted = object.isInserted
-            failures += Self.custom(object) { inserted ? try $0.validateForInsert() : try $0.validateForUpdate() }
-            for validator in validators {
-                failures += Self.custom(object, validator)
-            }
+            failures += Self.custom(object, inserted: object.isInserted, validators: validators?.hooks ?? [])
         }
         for object in deleted.values.sorted(by: ObjectContext.storeOrder) {
             failures += Self.custom(object) { try $0.validateForDelete() }
@@ -39,6 +36,16 @@ extension ObjectContext {
                     objectID: object.objectID, key: relationship.name, rule: .deny,
                     message: "cannot delete: \(relationship.name) still holds \(blocking.map(\.description).joined(separator: ", ")) and its delete rule is deny; remove them first"))
             }
+        }
+        return failures
+    }
+
+    /// The failures the class's validation and the entity's validators report for an inserted
+    /// or updated object.
+    private static func custom(_ object: ManagedObject, inserted: Bool, validators: [ObjectHooks.Hook]) -> [ValidationError.Failure] {
+        var failures = custom(object) { inserted ? try $0.validateForInsert() : try $0.validateForUpdate() }
+        for validator in validators {
+            failures += custom(object, validator)
         }
         return failures
     }

@@ -59,9 +59,10 @@ public final class ObjectContext {
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
     @exclusivity(unchecked) private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
-    /// Inserted objects, and the order they were inserted in.
+    /// Inserted objects, and the order they were inserted in (an object that is no longer
+    /// ``ManagedObject/isInserted`` stays in the order until the next save, skipped).
     @exclusivity(unchecked) var inserted: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) private var insertionOrder: [ObjectID] = []
+    @exclusivity(unchecked) private var insertionOrder: [ManagedObject] = []
     /// Objects whose values were changed since the last save (they may have changed back).
     @exclusivity(unchecked) var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
@@ -133,16 +134,21 @@ public final class ObjectContext {
             throw ObjectError(.unknownEntity,
                 "the model has no entity '\(entityName)'; its entities are: \(model.entities.map(\.name).joined(separator: ", "))")
         }
+        return try insertObject(entity, type)
+    }
+
+    /// Inserts an object of `entity`, of `type` (the entity's class), without waking it.
+    func insertObject(_ entity: Entity, _ type: ManagedObject.Type) throws -> ManagedObject {
         guard !entity.isAbstract else {
             throw ObjectError(.abstractEntity,
-                "entity '\(entityName)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
+                "entity '\(entity.name)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
         let id = ObjectID.temporary(entity: entity)
-        let object = make(type, entity, id, values: entity.attributes.map(\.defaultValue), snapshot: nil)
+        let object = make(type, entity, id, values: entity.defaultValues, snapshot: nil)
         object.isInserted = true
         register(object)
         inserted[id] = object
-        insertionOrder.append(id)
+        insertionOrder.append(object)
         pendingChanges.inserted.insert(id)
         undoManager?.record(.insert(object))
         return object
@@ -259,13 +265,21 @@ public final class ObjectContext {
         registry.values.map { $0.takeUnretainedValue() }
     }
 
-    func appendInsertionOrder(_ id: ObjectID) {
-        insertionOrder.append(id)
+    /// Runs `body` on every object the context has in memory, without gathering them first;
+    /// `body` must not register or forget objects.
+    func forEachLiveObject(_ body: (ManagedObject) -> Void) {
+        for entry in registry.values { body(entry.takeUnretainedValue()) }
+    }
+
+    /// Puts an object inserted again (by redo) in the insertion order, once.
+    func appendInsertionOrder(_ object: ManagedObject) {
+        if !insertionOrder.contains(where: { $0 === object }) { insertionOrder.append(object) }
     }
 
     /// Inserted objects in insertion order.
     var orderedInsertedObjects: [ManagedObject] {
-        insertionOrder.compactMap { inserted[$0] }
+        // An object is inserted exactly while it is in `inserted`: no lookup needed.
+        insertionOrder.filter(\.isInserted)
     }
 
     // MARK: Registry
@@ -356,7 +370,7 @@ public final class ObjectContext {
 
     /// The entity named `name` and its class; the last one asked for is remembered, as rows
     /// and inserts come in runs of one entity.
-    private func entityAndClass(named name: String) -> (Entity, ManagedObject.Type)? {
+    func entityAndClass(named name: String) -> (Entity, ManagedObject.Type)? {
         if let last = lastEntity, last.entity.name == name { return last }
         guard let entity = model.entity(named: name) else { return nil }
         let found = (entity: entity, type: classes.type(of: entity))
@@ -376,8 +390,9 @@ public final class ObjectContext {
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
     /// may have replaced an object that left the context).
     private func unregister(_ object: ManagedObject, at id: ObjectID) {
-        if let entry = registry[id], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[id] = nil
+        // Removed and put back in the rare case it is another's: one lookup, not two.
+        if let entry = registry.removeValue(forKey: id), entry.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
+            registry[id] = entry
         }
     }
 

@@ -152,6 +152,6 @@ extension ObjectContext {
         object.isDeleted = false
         register(object)
         inserted[object.objectID] = object
-        appendInsertionOrder(object.objectID)
+        appendInsertionOrder(object)
     }
 }

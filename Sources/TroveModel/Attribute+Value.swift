@@ -45,11 +45,12 @@ extension AttributeType {
         case (.string, .string), (.boolean, .boolean), (.date, .date), (.binary, .binary),
              (.uuid, .uuid), (.uri, .uri), (.character, .character), (.json, .json), (.decimal, .decimal):
             return .success(value)
-        case (.integer16, .integer(let i)), (.integer32, .integer(let i)), (.integer64, .integer(let i)):
-            guard let range = type.integerRange, range.contains(i) else {
-                return .failure(.outOfRange(expected: type, value: i))
-            }
+        case (.integer64, .integer):
             return .success(value)
+        case (.integer16, .integer(let i)), (.integer32, .integer(let i)):
+            // Compared directly: a range held in an optional is copied through its generic witnesses.
+            let fits = type == .integer16 ? Int64(Int16.min) <= i && i <= Int64(Int16.max) : Int64(Int32.min) <= i && i <= Int64(Int32.max)
+            return fits ? .success(value) : .failure(.outOfRange(expected: type, value: i))
         case (.double, .double(let d)):
             return d.isNaN ? .failure(.notANumber) : .success(value)
         case (.float, .double(let d)):

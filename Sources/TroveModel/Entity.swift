@@ -12,7 +12,9 @@ public struct Entity: Sendable, Hashable {
         var name: String
         var parent: String?
         var isAbstract: Bool
-        var attributes: [Attribute]
+        var attributes: [Attribute] {
+            didSet { deriveAttributeFacts() }
+        }
         var relationships: [Relationship]
         var uniqueBy: [[String]]
         var remoteName: String?
@@ -20,6 +22,21 @@ public struct Entity: Sendable, Hashable {
         var rootName: String
         var attributeIndexByName: [String: Int] = [:]
         var relationshipIndexByName: [String: Int] = [:]
+        // Facts of the attributes that objects read on every change, kept with them.
+        var attributeTypes: [AttributeType] = []
+        var defaultValues: [AttributeValue] = []
+        var hasDerivedAttributes = false
+        var attributesCheckedAtSave: [CheckedAttribute] = []
+
+        mutating func deriveAttributeFacts() {
+            attributeTypes = attributes.map(\.type)
+            defaultValues = attributes.map(\.defaultValue)
+            hasDerivedAttributes = attributes.contains { $0.derivation != nil }
+            attributesCheckedAtSave = attributes.indices.filter { attributes[$0].isCheckedAtSave }.map { position in
+                let attribute = attributes[position]
+                return CheckedAttribute(position: position, hasRules: attribute.minimum != nil || attribute.maximum != nil || attribute.regex != nil)
+            }
+        }
     }
 
     // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds; so no
@@ -94,13 +111,31 @@ public struct Entity: Sendable, Hashable {
         set { mutate { $0.relationshipIndexByName = newValue } }
     }
 
+    /// The type of each attribute, by position: what a change of a value is checked against.
+    package var attributeTypes: [AttributeType] { box.parts.attributeTypes }
+    /// The default value of each attribute, by position: the values of a new object.
+    package var defaultValues: [AttributeValue] { box.parts.defaultValues }
+    /// Whether an attribute is derived (and so cannot be set).
+    package var hasDerivedAttributes: Bool { box.parts.hasDerivedAttributes }
+    /// The attributes a save checks (see ``Attribute/isCheckedAtSave``), in position order.
+    package var attributesCheckedAtSave: [CheckedAttribute] { box.parts.attributesCheckedAtSave }
+
+    /// An attribute a save checks: its position, and whether it has rules beyond being required
+    /// (a min, max or regex); a required one without them needs a look only when nil.
+    package struct CheckedAttribute: Sendable, Hashable {
+        package let position: Int
+        package let hasRules: Bool
+    }
+
     /// Declares an entity.
     public init(
         _ name: String, parent: String? = nil, abstract: Bool = false, uniqueBy: [[String]] = [],
         remoteName: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
     ) {
-        box = Box(Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
-                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name))
+        var parts = Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
+                          uniqueBy: uniqueBy, remoteName: remoteName, rootName: name)
+        parts.deriveAttributeFacts()
+        box = Box(parts)
     }
 
     public static func == (lhs: Entity, rhs: Entity) -> Bool {

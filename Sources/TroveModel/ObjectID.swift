@@ -67,7 +67,22 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     // The key alone: equal IDs have equal keys, IDs of different tables rarely share one, and
     // hashing the entity's name too would double the cost of every set and dictionary of IDs.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        hasher.combine(hashBits)
+    }
+
+    // What sets and dictionaries call: the key's one word hashed in one go, as `UInt64` does
+    // it, instead of a hasher made, fed and finalized (a third of the cost; a save of n inserts
+    // hashes some 18n IDs).
+    public func _rawHashValue(seed: Int) -> Int {
+        hashBits._rawHashValue(seed: seed)
+    }
+
+    /// The key as one word (a temporary key complemented, so that it rarely meets a primary key).
+    private var hashBits: UInt64 {
+        switch key {
+        case .temporary(let n): ~n
+        case .permanent(let pk): UInt64(bitPattern: pk)
+        }
     }
 
     /// `Photo/42` for a stored object, `Photo/t7` for a temporary one.
