@@ -75,8 +75,7 @@ extension ObjectContext {
                 }
             }
         }
-        inserted[object.objectID] = nil
-        object.isInserted = false
+        inserted.remove(object)
         forget(object)
     }
 

@@ -62,8 +62,9 @@ extension ObjectContext {
             if let permanent = result.permanentIDs[oldID] {
                 object.objectID = permanent
                 object.isInserted = false
-                reregister(object, from: oldID)
             }
+            // Into the registry, under the ID it has now (`inserted` is emptied below).
+            register(object)
             // An inserted row's version is 1.
             object.snapshot = committedSnapshot(of: object, version: result.versions[object.objectID] ?? 1)
             saved.inserted.insert(object.objectID)

@@ -59,10 +59,8 @@ public final class ObjectContext {
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
     @exclusivity(unchecked) private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
-    /// Inserted objects, and the order they were inserted in (an object that is no longer
-    /// ``ManagedObject/isInserted`` stays in the order until the next save, skipped).
-    @exclusivity(unchecked) var inserted: [ObjectID: ManagedObject] = [:]
-    @exclusivity(unchecked) private var insertionOrder: [ManagedObject] = []
+    /// Inserted objects, in the order they were inserted (kept out of the registry).
+    @exclusivity(unchecked) var inserted = InsertedObjects()
     /// Objects whose values were changed since the last save (they may have changed back).
     @exclusivity(unchecked) var touched: [ObjectID: ManagedObject] = [:]
     /// Deleted objects.
@@ -145,10 +143,7 @@ public final class ObjectContext {
         }
         let id = ObjectID.temporary(entity: entity)
         let object = make(type, entity, id, values: entity.defaultValues, snapshot: nil)
-        object.isInserted = true
-        register(object)
-        inserted[id] = object
-        insertionOrder.append(object)
+        inserted.add(object)
         pendingChanges.inserted.insert(id)
         undoManager?.record(.insert(object))
         return object
@@ -191,8 +186,7 @@ public final class ObjectContext {
         }
         if object.isInserted {
             deleted[object.objectID] = nil
-            inserted[object.objectID] = nil
-            object.isInserted = false
+            inserted.remove(object)
             forget(object)
         }
     }
@@ -212,14 +206,16 @@ public final class ObjectContext {
 
     /// The registered object with `id`, if the context has it in memory; never reads the store.
     public func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.takeUnretainedValue()
+        registry(for: id)
     }
 
-    /// The number of entries in the registry (for tests of memory).
-    var registrySize: Int { registry.count }
+    /// The number of entries in the registry, inserted objects included (for tests of memory).
+    var registrySize: Int { registry.count + inserted.count }
 
     func registry(for id: ObjectID) -> ManagedObject? {
-        registry[id]?.takeUnretainedValue()
+        if let entry = registry[id] { return entry.takeUnretainedValue() }
+        // Objects inserted here are not in the registry until saved.
+        return id.isTemporary ? inserted.object(with: id) : nil
     }
 
     // MARK: Changes
@@ -238,7 +234,7 @@ public final class ObjectContext {
 
     /// The number of objects the context has in memory (held by the context or by the caller).
     public var registeredObjectCount: Int {
-        registry.count
+        registry.count + inserted.count
     }
 
     func objectDidChange(_ object: ManagedObject, key: String) {
@@ -262,24 +258,19 @@ public final class ObjectContext {
 
     /// Every object the context has in memory.
     var liveObjects: [ManagedObject] {
-        registry.values.map { $0.takeUnretainedValue() }
+        registry.values.map { $0.takeUnretainedValue() } + inserted.values
     }
 
-    /// Runs `body` on every object the context has in memory, without gathering them first;
-    /// `body` must not register or forget objects.
+    /// Runs `body` on every object the context has in memory, without gathering the registry's
+    /// first; `body` must not register, insert or forget objects.
     func forEachLiveObject(_ body: (ManagedObject) -> Void) {
         for entry in registry.values { body(entry.takeUnretainedValue()) }
-    }
-
-    /// Puts an object inserted again (by redo) in the insertion order, once.
-    func appendInsertionOrder(_ object: ManagedObject) {
-        if !insertionOrder.contains(where: { $0 === object }) { insertionOrder.append(object) }
+        for object in inserted.values { body(object) }
     }
 
     /// Inserted objects in insertion order.
     var orderedInsertedObjects: [ManagedObject] {
-        // An object is inserted exactly while it is in `inserted`: no lookup needed.
-        insertionOrder.filter(\.isInserted)
+        inserted.values
     }
 
     // MARK: Registry
@@ -382,11 +373,6 @@ public final class ObjectContext {
         registry[object.objectID] = Unmanaged.passUnretained(object)
     }
 
-    func reregister(_ object: ManagedObject, from oldID: ObjectID) {
-        unregister(object, at: oldID)
-        registry[object.objectID] = Unmanaged.passUnretained(object)
-    }
-
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
     /// may have replaced an object that left the context).
     private func unregister(_ object: ManagedObject, at id: ObjectID) {
@@ -410,10 +396,9 @@ public final class ObjectContext {
     /// Takes out an object whose row is gone: no change of it is pending any more, and it is
     /// ``ManagedObject/isRemoved``.
     func remove(_ object: ManagedObject) {
-        inserted[object.objectID] = nil
+        inserted.remove(object)
         touched[object.objectID] = nil
         deleted[object.objectID] = nil
-        object.isInserted = false
         object.isDeleted = false
         object.isRemoved = true
         object.committedRelationships = [:]
@@ -425,6 +410,9 @@ public final class ObjectContext {
         for entry in registry.values {
             entry.takeUnretainedValue().context = nil
         }
+        for object in inserted.everyObject where object.context === self {
+            object.context = nil
+        }
         registry = [:]
         rowCache = [:]
         seenToken = nil
@@ -434,8 +422,7 @@ public final class ObjectContext {
     func clearChanges() {
         undoManager?.removeAll()
         pendingChanges = ObjectChanges()
-        inserted = [:]
-        insertionOrder = []
+        inserted.removeAll()
         touched = [:]
         deleted = [:]
         pendingMetadata = [:]

@@ -139,8 +139,7 @@ extension ObjectContext {
 
     /// Takes an unsaved insert out of the context (undoing its insert).
     private func drop(_ object: ManagedObject) {
-        inserted[object.objectID] = nil
-        object.isInserted = false
+        inserted.remove(object)
         object.isDeleted = false
         forget(object)
     }
@@ -148,10 +147,7 @@ extension ObjectContext {
     /// Puts an unsaved insert back (redoing it).
     private func adopt(_ object: ManagedObject) {
         object.context = self
-        object.isInserted = true
         object.isDeleted = false
-        register(object)
-        inserted[object.objectID] = object
-        appendInsertionOrder(object)
+        inserted.add(object)
     }
 }

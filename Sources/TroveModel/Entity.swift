@@ -13,7 +13,7 @@ public struct Entity: Sendable, Hashable {
         var parent: String?
         var isAbstract: Bool
         var attributes: [Attribute] {
-            didSet { deriveAttributeFacts() }
+            didSet { facts = AttributeFacts(attributes) }
         }
         var relationships: [Relationship]
         var uniqueBy: [[String]]
@@ -22,21 +22,7 @@ public struct Entity: Sendable, Hashable {
         var rootName: String
         var attributeIndexByName: [String: Int] = [:]
         var relationshipIndexByName: [String: Int] = [:]
-        // Facts of the attributes that objects read on every change, kept with them.
-        var attributeTypes: [AttributeType] = []
-        var defaultValues: [AttributeValue] = []
-        var hasDerivedAttributes = false
-        var attributesCheckedAtSave: [CheckedAttribute] = []
-
-        mutating func deriveAttributeFacts() {
-            attributeTypes = attributes.map(\.type)
-            defaultValues = attributes.map(\.defaultValue)
-            hasDerivedAttributes = attributes.contains { $0.derivation != nil }
-            attributesCheckedAtSave = attributes.indices.filter { attributes[$0].isCheckedAtSave }.map { position in
-                let attribute = attributes[position]
-                return CheckedAttribute(position: position, hasRules: attribute.minimum != nil || attribute.maximum != nil || attribute.regex != nil)
-            }
-        }
+        var facts = AttributeFacts()
     }
 
     // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds; so no
@@ -112,13 +98,13 @@ public struct Entity: Sendable, Hashable {
     }
 
     /// The type of each attribute, by position: what a change of a value is checked against.
-    package var attributeTypes: [AttributeType] { box.parts.attributeTypes }
+    package var attributeTypes: [AttributeType] { box.parts.facts.types }
     /// The default value of each attribute, by position: the values of a new object.
-    package var defaultValues: [AttributeValue] { box.parts.defaultValues }
+    package var defaultValues: [AttributeValue] { box.parts.facts.defaultValues }
     /// Whether an attribute is derived (and so cannot be set).
-    package var hasDerivedAttributes: Bool { box.parts.hasDerivedAttributes }
+    package var hasDerivedAttributes: Bool { box.parts.facts.hasDerived }
     /// The attributes a save checks (see ``Attribute/isCheckedAtSave``), in position order.
-    package var attributesCheckedAtSave: [CheckedAttribute] { box.parts.attributesCheckedAtSave }
+    package var attributesCheckedAtSave: [CheckedAttribute] { box.parts.facts.checkedAtSave }
 
     /// An attribute a save checks: its position, and whether it has rules beyond being required
     /// (a min, max or regex); a required one without them needs a look only when nil.
@@ -127,15 +113,54 @@ public struct Entity: Sendable, Hashable {
         package let hasRules: Bool
     }
 
+    /// What objects read of the attributes on every change, derived from them and kept with
+    /// them. Left out of the entity's equality and hashing: they follow from the attributes.
+    fileprivate struct AttributeFacts: Sendable, Hashable {
+        var types: [AttributeType] = []
+        var defaultValues: [AttributeValue] = []
+        var hasDerived = false
+        var checkedAtSave: [CheckedAttribute] = []
+        /// Each attribute's name as the two words a `String` is made of (see ``NameWords``).
+        var nameWords: [NameWords] = []
+
+        init() {}
+
+        init(_ attributes: [Attribute]) {
+            types = attributes.map(\.type)
+            defaultValues = attributes.map(\.defaultValue)
+            hasDerived = attributes.contains { $0.derivation != nil }
+            checkedAtSave = attributes.indices.filter { attributes[$0].isCheckedAtSave }.map { position in
+                let attribute = attributes[position]
+                return CheckedAttribute(position: position, hasRules: attribute.minimum != nil || attribute.maximum != nil || attribute.regex != nil)
+            }
+            nameWords = attributes.map { NameWords($0.name) }
+        }
+
+        static func == (lhs: AttributeFacts, rhs: AttributeFacts) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
+    }
+
+    /// The two words a `String` value is made of. A string of up to 15 UTF-8 bytes keeps them
+    /// inline, so the same short text always has the same words (a name written as a literal
+    /// has those of the attribute's own name); a longer one's words point to its storage. Equal
+    /// words are equal strings (the attribute's name keeps that storage alive); different words
+    /// say nothing, and the name is then looked up by hashing.
+    fileprivate struct NameWords: Sendable, Hashable {
+        let first: UInt64
+        let second: UInt64
+
+        init(_ string: String) {
+            (first, second) = unsafeBitCast(string, to: (UInt64, UInt64).self)
+        }
+    }
+
     /// Declares an entity.
     public init(
         _ name: String, parent: String? = nil, abstract: Bool = false, uniqueBy: [[String]] = [],
         remoteName: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
     ) {
-        var parts = Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
-                          uniqueBy: uniqueBy, remoteName: remoteName, rootName: name)
-        parts.deriveAttributeFacts()
-        box = Box(parts)
+        box = Box(Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
+                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name, facts: AttributeFacts(attributes)))
     }
 
     public static func == (lhs: Entity, rhs: Entity) -> Bool {
@@ -165,7 +190,10 @@ public struct Entity: Sendable, Hashable {
 
     /// The position of the attribute named `name`, or `nil`.
     public func attributeIndex(named name: String) -> Int? {
-        box.parts.attributeIndexByName[name]
+        // Words first: the dynamic API names attributes with literals, found here without hashing.
+        let words = NameWords(name)
+        if let index = box.parts.facts.nameWords.firstIndex(of: words) { return index }
+        return box.parts.attributeIndexByName[name]
     }
 
     /// The attribute named `name`, or `nil`.

@@ -54,6 +54,12 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         return false
     }
 
+    /// The number of a temporary ID (numbers grow in the order IDs are made); `nil` once saved.
+    package var temporaryNumber: UInt64? {
+        if case .temporary(let n) = key { return n }
+        return nil
+    }
+
     /// The row's primary key in the store; `nil` while temporary.
     public var primaryKey: Int64? {
         if case .permanent(let pk) = key { return pk }

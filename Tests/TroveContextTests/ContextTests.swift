@@ -87,6 +87,31 @@ import TroveTesting
         #expect(try container.store.count(of: "Photo") == 0)
     }
 
+    @Test func unsavedInsertsAreFoundByTheirTemporaryIDsWhateverWasDeleted() throws {
+        let photos = try (0..<40).map { try photo("p\($0)") }
+        // Most are deleted again (the context then sweeps what it keeps of them).
+        for (index, photo) in photos.enumerated() where index % 4 != 0 { try context.delete(photo) }
+        let kept = photos.enumerated().filter { $0.offset % 4 == 0 }.map(\.element)
+        for photo in kept { #expect(try context.object(with: photo.objectID) === photo) }
+        #expect(context.registeredObject(for: photos[1].objectID) == nil)
+        #expect(throws: ObjectError.self) { try context.object(with: photos[1].objectID) }
+        #expect(context.insertedObjects == Set(kept) && context.registeredObjectCount == kept.count)
+        try context.save()
+        #expect(try Array(context.fetch(FetchRequest(entityName: "Photo"))) == kept, "saved in the order inserted")
+        for photo in kept { #expect(try context.object(with: photo.objectID) === photo) }
+    }
+
+    @Test func resetDetachesUnsavedInserts() throws {
+        let a = try photo("a")
+        let b = try photo("b")
+        try context.delete(b)
+        context.reset()
+        #expect(a.context == nil && !a.isInserted && context.registeredObjectCount == 0)
+        #expect(context.registeredObject(for: a.objectID) == nil)
+        try context.save()
+        #expect(try container.store.count(of: "Photo") == 0)
+    }
+
     @Test func rollbackRestoresEverything() throws {
         let a = try photo("a", title: "kept")
         let b = try photo("b")

@@ -51,6 +51,31 @@ import TroveTesting
         #expect(!undo.canUndo && !undo.canRedo, "a save clears the stacks")
     }
 
+    @Test func aRedoneInsertTakesItsPlaceBackAndIsFoundByItsID() throws {
+        let undo = try #require(context.undoManager)
+        let first = try context.insert("Person")
+        try first.setValue("First", forKey: "name")
+        context.processPendingChanges()
+        let second = try context.insert("Person")
+        try second.setValue("Second", forKey: "name")
+        context.processPendingChanges()
+        let third = try context.insert("Person")
+        try third.setValue("Third", forKey: "name")
+        context.processPendingChanges()
+        undo.undo()
+        undo.undo()
+        #expect(context.registeredObject(for: second.objectID) == nil)
+        undo.redo()
+        #expect(context.registeredObject(for: second.objectID) === second)
+        #expect(context.registeredObject(for: third.objectID) == nil)
+        undo.redo()
+        #expect(context.insertedObjects == [first, second, third])
+        try context.save()
+        let people = try context.fetch("Person")
+        #expect(try people.map { try $0.value(forKey: "name", as: String.self) } == ["Ann", "Bob", "First", "Second", "Third"],
+                "rows are written in the order of insertion")
+    }
+
     @Test func insertsAndCascadingDeletes() throws {
         let undo = try #require(context.undoManager)
         let track = try context.insert("Track")
