@@ -36,6 +36,20 @@ public struct ObjectCreation {
     unowned let context: ObjectContext
 }
 
+/// What a context's objects read of it on every change: its objects hold it (strongly), so that
+/// a change of an object inserted in a context that records no undo needs no load of the
+/// object's weak reference to its context.
+final class ContextStatus {
+    /// Whether the context still exists (set by its `deinit`).
+    @exclusivity(unchecked) var isAlive = true
+    /// Whether the context has an undo manager.
+    @exclusivity(unchecked) var recordsUndo = false
+
+    /// Whether a change of an inserted object of the context may be made without the context:
+    /// it exists and records no undo.
+    var takesChangesOfInsertsAlone: Bool { isAlive && !recordsUndo }
+}
+
 /// The classes registered for a model's entities, checked against it once.
 struct EntityClasses: Sendable {
     /// The class of each entity, by name; entities without one (and their sub-entities without

@@ -29,6 +29,8 @@ open class ManagedObject {
     /// or a rollback of its insert (the object is *detached*), or once its row is gone (the
     /// object is *removed*: see ``isRemoved``).
     @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
+    /// The status of the context the object was made in (see ``ContextStatus``).
+    let contextStatus: ContextStatus
 
     /// Current values, by attribute position.
     @exclusivity(unchecked) var values: [AttributeValue]
@@ -65,6 +67,7 @@ open class ManagedObject {
         self.values = creation.values
         self.snapshot = creation.snapshot
         self.context = creation.context
+        self.contextStatus = creation.context.status
         self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
             ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
@@ -174,6 +177,13 @@ open class ManagedObject {
         case .success(let v): checked = v
         case .failure(let problem):
             throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(entity.attributes[index].name) to \(value): \(problem)")
+        }
+        // An insert (never a fault nor deleted) of a context that exists and records no undo,
+        // which nobody observes: its change is its own, made without loading its context.
+        if isInserted, observation == nil, contextStatus.takesChangesOfInsertsAlone {
+            guard values[index] != checked else { return false }
+            values[index] = checked
+            return true
         }
         let context = try liveContext()
         guard !isDeleted else {

@@ -28,8 +28,14 @@ public final class ObjectContext {
     lazy var observationKeys = ObservationKeys(model: model)
     /// Records changes for undo and redo; `nil` (the default) records nothing.
     @exclusivity(unchecked) public var undoManager: ContextUndoManager? {
-        didSet { undoManager?.context = self }
+        didSet {
+            undoManager?.context = self
+            status.recordsUndo = undoManager != nil
+        }
     }
+    /// What the context's objects read of it on every change, without loading their weak
+    /// reference to it.
+    let status = ContextStatus()
     /// The store's change token when this context last looked (see ``refreshIfStoreChanged()``).
     var seenToken: StoreChangeToken?
     /// How a save resolves rows changed in the store since they were read (default `.error`).
@@ -105,6 +111,10 @@ public final class ObjectContext {
         self.onSave = nil
         self.source = ParentSource(parent)
         self.parent = parent
+    }
+
+    deinit {
+        status.isAlive = false
     }
 
     /// A child of this context: it sees this context's unsaved changes, and its ``save()``

@@ -112,6 +112,28 @@ import TroveTesting
         #expect(try container.store.count(of: "Photo") == 0)
     }
 
+    @Test func objectsThatOutliveTheirContextRefuseChanges() throws {
+        // Unsaved inserts, a saved object and an undo-recording context's insert, all held
+        // after their context is gone.
+        var (inserted, saved, recorded): (ManagedObject?, ManagedObject?, ManagedObject?)
+        do {
+            let gone = container.newBackgroundContext()
+            saved = try gone.insert("Photo")
+            try saved?.setValue("s", forKey: "id")
+            try gone.save()
+            inserted = try gone.insert("Photo")
+            let undoing = container.newBackgroundContext()
+            undoing.undoManager = ContextUndoManager()
+            recorded = try undoing.insert("Photo")
+        }
+        for object in [inserted, saved, recorded].compactMap({ $0 }) {
+            #expect(object.context == nil)
+            let error = try #require(throws: ObjectError.self) { try object.setValue("x", forKey: "title") }
+            #expect(error.code == .notInContext)
+            #expect(try object.value(forKey: "title") == .null, "nothing was set")
+        }
+    }
+
     @Test func rollbackRestoresEverything() throws {
         let a = try photo("a", title: "kept")
         let b = try photo("b")

@@ -228,6 +228,20 @@ final class LPhoto: _LPhoto {
         #expect(error.code == .notInContext)
     }
 
+    @Test func anUnsavedInsertWhoseContextIsGoneRefusesTypedChanges() throws {
+        var photo: LPhoto?
+        do {
+            let gone = container.newBackgroundContext()
+            photo = try gone.insert(LPhoto.self)
+            photo?.title = "before"
+        }
+        let orphan = try #require(photo)
+        #expect(orphan.context == nil && orphan.faultError == nil)
+        orphan.title = "after"
+        #expect(orphan.faultError?.code == .notInContext)
+        #expect(orphan.title == "before", "the change was not made")
+    }
+
     @Test func aResetObjectIsDetachedNotRemoved() throws {
         let context = container.newBackgroundContext()
         let photo = try savedPhoto(in: context)
