@@ -153,8 +153,14 @@ open class ManagedObject {
     ///   the attribute's range), `.readOnly` (a derived attribute), `.objectDeleted`, or
     ///   `.notInContext`.
     @discardableResult
-    public func setValue(_ value: (any AttributeValueConvertible)?, forKey key: String) throws -> Bool {
-        try setValue(value?.attributeValue ?? .null, forAttributeAt: try position(of: key))
+    public func setValue(_ value: consuming (any AttributeValueConvertible)?, forKey key: String) throws -> Bool {
+        // Consumed, not borrowed: the existential is opened where it is, not copied first.
+        let attributeValue: AttributeValue
+        switch consume value {
+        case .some(let value): attributeValue = value.attributeValue
+        case .none: attributeValue = .null
+        }
+        return try setValue(attributeValue, forAttributeAt: try position(of: key))
     }
 
     /// Sets the attribute at `index` (its position in ``Entity/attributes``): the same as
@@ -173,10 +179,16 @@ open class ManagedObject {
                 + " when the object is read; change what it derives from, save, and fetch or refresh the object")
         }
         let checked: AttributeValue
-        switch types[index].checked(value) {
-        case .success(let v): checked = v
-        case .failure(let problem):
-            throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(entity.attributes[index].name) to \(value): \(problem)")
+        switch (types[index], value) {
+        case (_, .null), (.string, .string), (.integer64, .integer), (.boolean, .boolean), (.date, .date):
+            // Values that `checked` leaves as they are, without the call.
+            checked = value
+        default:
+            switch types[index].checked(value) {
+            case .success(let v): checked = v
+            case .failure(let problem):
+                throw ObjectError(.typeMismatch, "cannot set \(entity.name).\(entity.attributes[index].name) to \(value): \(problem)")
+            }
         }
         // An insert (never a fault nor deleted) of a context that exists and records no undo,
         // which nobody observes: its change is its own, made without loading its context.
