@@ -42,6 +42,12 @@ package struct ShapeKey: Hashable, Sendable {
         code(Int(options.rawValue))
     }
 
+    /// Appends a TRUEPREDICATE or FALSEPREDICATE.
+    package mutating func constant(_ value: Bool) { code(value ? 1 : 0) }
+
+    /// Appends a NOT's head (its operand follows).
+    package mutating func not() { code(2) }
+
     /// Appends the head of an AND (or an OR) of `count` parts (the parts follow).
     package mutating func group(isAnd: Bool, count: Int) {
         code(isAnd ? 3 : 4)
@@ -77,10 +83,10 @@ extension ObjectPredicate {
     private static func flatten(_ node: Node, into key: inout ShapeKey, constants: inout [AttributeValue]) -> Bool {
         switch node {
         case .constant(let value):
-            key.code(value ? 1 : 0)
+            key.constant(value)
             return true
         case .not(let operand):
-            key.code(2)
+            key.not()
             return flatten(operand, into: &key, constants: &constants)
         case .and(let parts), .or(let parts):
             key.group(isAnd: node.isAnd, count: parts.count)

@@ -40,10 +40,10 @@ struct StatementShape: Hashable, Sendable {
     private static func flatten(_ node: CheckedPredicate.Node, into key: inout ShapeKey, constants: inout [AttributeValue]) -> Bool {
         switch node {
         case .constant(let value):
-            key.code(value ? 1 : 0)
+            key.constant(value)
             return true
         case .not(let operand):
-            key.code(2)
+            key.not()
             return flatten(operand, into: &key, constants: &constants)
         case .and(let parts), .or(let parts):
             if case .and = node { key.group(isAnd: true, count: parts.count) } else { key.group(isAnd: false, count: parts.count) }
