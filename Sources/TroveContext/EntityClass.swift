@@ -31,9 +31,13 @@ public protocol EntityClass: ManagedObject {
 public struct ObjectCreation {
     let entity: Entity
     let objectID: ObjectID
-    let values: [AttributeValue]
-    let snapshot: RowSnapshot?
-    unowned let context: ObjectContext
+    // Variables, so that the object takes them over (see ``ManagedObject/init(_:)``).
+    var values: [AttributeValue]
+    var snapshot: RowSnapshot?
+    var relationships: [RelationshipState]
+    let isObserved: Bool
+    // The context is making the object: it outlives the creation.
+    let context: Unmanaged<ObjectContext>
 }
 
 /// What a context's objects read of it on every change: its objects hold it (strongly), so that

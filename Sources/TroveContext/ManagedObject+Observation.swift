@@ -19,7 +19,7 @@ extension ManagedObject {
 
     /// Reports a read of attribute (or relationship) `index` to Observation.
     final func observeAccess(attribute index: Int? = nil, relationship: Int? = nil) {
-        guard let context, context.isObservationEnabled else { return }
+        guard isObserved, let context else { return }
         let keys = context.observationKeys
         if observation == nil { observation = ObjectObservation() }
         guard let registrar = observation?.registrar else { return }

@@ -26,9 +26,16 @@ open class ManagedObject {
     /// The object's identity: temporary until its first save, permanent after.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     /// The context the object lives in; `nil` once it left it: after ``ObjectContext/reset()``
-    /// or a rollback of its insert (the object is *detached*), or once its row is gone (the
-    /// object is *removed*: see ``isRemoved``).
-    @exclusivity(unchecked) public internal(set) weak var context: ObjectContext?
+    /// or a rollback of its insert (the object is *detached*), once its row is gone (the
+    /// object is *removed*: see ``isRemoved``), or once the context is gone.
+    public internal(set) var context: ObjectContext? {
+        get { contextStatus.isAlive ? owner : nil }
+        set { owner = newValue }
+    }
+    /// The context, neither retained nor weak (a weak reference costs every object, and its
+    /// context's every retain, a side table's slower counting): read only while the context's
+    /// status says it exists.
+    @exclusivity(unchecked) unowned(unsafe) private var owner: ObjectContext?
     /// The status of the context the object was made in (see ``ContextStatus``).
     let contextStatus: ContextStatus
 
@@ -59,17 +66,24 @@ open class ManagedObject {
     @exclusivity(unchecked) public internal(set) var faultError: ObjectError?
     /// The object's Observation registrar, made on the first observed read.
     @exclusivity(unchecked) var observation: ObjectObservation?
+    /// Whether reads are reported to Observation: its context's ``ObjectContext/isObservationEnabled``.
+    @exclusivity(unchecked) var isObserved: Bool
 
     /// An object as a context makes it: subclasses inherit this initialiser and do not call it.
-    public required init(_ creation: ObjectCreation) {
+    public required init(_ creation: consuming ObjectCreation) {
         self.entity = creation.entity
         self.objectID = creation.objectID
-        self.values = creation.values
-        self.snapshot = creation.snapshot
-        self.context = creation.context
-        self.contextStatus = creation.context.status
-        self.relationships = creation.snapshot.map { RelationshipState.states(of: creation.entity, from: $0) }
-            ?? creation.entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        self.values = []
+        self.snapshot = nil
+        self.relationships = []
+        self.isObserved = creation.isObserved
+        let context = creation.context.takeUnretainedValue()
+        self.owner = context
+        self.contextStatus = context.status
+        // Taken over, not copied (a copy of these goes through their types' value witnesses).
+        swap(&values, &creation.values)
+        swap(&snapshot, &creation.snapshot)
+        swap(&relationships, &creation.relationships)
     }
 
     deinit {
@@ -114,7 +128,7 @@ open class ManagedObject {
 
     /// The value of the attribute `key` (``AttributeValue/null`` when it has none).
     /// - Throws: ``ObjectError`` `.unknownKey` when the entity has no such attribute.
-    public func value(forKey key: String) throws -> AttributeValue {
+    public final func value(forKey key: String) throws -> AttributeValue {
         let index = try position(of: key)
         try fireFault()
         return values[index]
@@ -122,14 +136,21 @@ open class ManagedObject {
 
     /// The value of the attribute `key` as a Swift type; `nil` when the attribute is nil.
     /// - Throws: ``ObjectError`` `.unknownKey`, or `.typeMismatch` when the value cannot be a `T`.
-    public func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T? {
+    @inlinable
+    public final func value<T: AttributeValueConvertible>(forKey key: String, as type: T.Type) throws -> T? {
+        // Inlinable, so that the caller's `T` is known: a generic body asked the runtime for
+        // `Optional<T>`'s metadata at every read.
         let value = try value(forKey: key)
         if value.isNull { return nil }
-        guard let typed = T(attributeValue: value) else {
-            throw ObjectError(.typeMismatch,
-                "\(objectID).\(key) holds a \(entity.attributes[try position(of: key)].type.rawValue) value, which cannot be read as \(T.self)")
-        }
+        guard let typed = T(attributeValue: value) else { throw typeMismatch(forKey: key, as: T.self) }
         return typed
+    }
+
+    /// The error of a read of `key` as a type its value cannot be.
+    @usableFromInline
+    func typeMismatch(forKey key: String, as type: Any.Type) -> ObjectError {
+        let kind = entity.attributeIndex(named: key).map { entity.attributes[$0].type.rawValue } ?? "nil"
+        return ObjectError(.typeMismatch, "\(objectID).\(key) holds a \(kind) value, which cannot be read as \(type)")
     }
 
     // MARK: Writing
@@ -232,7 +253,9 @@ open class ManagedObject {
     /// time one is accessed (see ``FetchRequest/returnsObjectsAsFaults`` and
     /// ``FetchRequest/fetchBatchSize``).
     public var isFault: Bool {
-        !isInserted && snapshot == nil
+        if isInserted { return false }
+        if case .none = snapshot { return true }
+        return false
     }
 
     /// Reads the object's row if it is a fault.

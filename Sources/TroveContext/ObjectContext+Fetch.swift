@@ -29,8 +29,7 @@ extension ObjectContext {
             if lazily {
                 return try FetchedResults(context: self, ids: .merged(merged), request: request, entity: query.entity)
             }
-            let loaded = try loadObjects(for: merged)
-            objects = merged.compactMap { loaded[$0] }
+            objects = try loadObjects(for: merged).compactMap { $0 }
         } else if lazily {
             return try FetchedResults(context: self, ids: source.fetchObjectIDs(query, request), request: request, entity: query.entity)
         } else {
@@ -85,7 +84,7 @@ extension ObjectContext {
             return window(merged + insertedMatches.map(\.objectID), query)
         }
         let loaded = try loadObjects(for: untouched)
-        candidates = try untouched.map { try loaded[$0] ?? object(with: $0) } + updatedMatches + insertedMatches
+        candidates = try zip(untouched, loaded).map { id, object in try object ?? self.object(with: id) } + updatedMatches + insertedMatches
         let position = Dictionary(candidates.enumerated().map { ($1.objectID, $0) }, uniquingKeysWith: { a, _ in a })
         candidates.sort { a, b in
             switch query.sortDescriptors.compare(a, b) {
@@ -115,24 +114,52 @@ extension ObjectContext {
 
     // MARK: Loading
 
-    /// The objects for `ids`, reading in batches the rows of those not in memory (or faults).
+    /// The objects for `ids`, in their order: those in memory as they are, the others (and
+    /// faults) made from their rows, read in one go; `nil` for an ID without a row.
     /// The caller holds the objects it needs: the context keeps unchanged ones only weakly.
-    @discardableResult
-    func loadObjects(for ids: [ObjectID]) throws -> [ObjectID: ManagedObject] {
-        var objects: [ObjectID: ManagedObject] = [:]
-        var missing: [ObjectID] = []
-        for id in ids {
-            if let object = registry(for: id), !object.isFault {
-                objects[id] = object
-            } else if let object = try cachedObject(for: id) {
-                objects[id] = object
+    func loadObjects(for ids: [ObjectID]) throws -> [ManagedObject?] {
+        var objects = [ManagedObject?](repeating: nil, count: ids.count)
+        // The positions to read, and the fault registered for each, if any.
+        var missing: [(position: Int, fault: ManagedObject?)] = []
+        for (position, id) in ids.enumerated() {
+            let registered = registry(for: id)
+            if let registered, !registered.isFault {
+                objects[position] = registered
+            } else if let cached = try cachedObject(for: id) {
+                objects[position] = cached
             } else {
-                missing.append(id)
+                missing.append((position, registered))
             }
         }
         guard !missing.isEmpty else { return objects }
-        for snapshot in try source.rows(for: missing) {
-            objects[snapshot.objectID] = try materialize(snapshot)
+        var rows = try source.rows(for: missing.count == ids.count ? ids : missing.map { ids[$0.position] })
+        // Rows come back in the order asked for when the IDs ascend (a batch of results in
+        // primary-key order): match them by walking (from the end: each row is popped from
+        // the array, so that the object it makes takes it over without copying it); otherwise
+        // by a lookup made once.
+        var next = missing.count - 1
+        var lookup: [ObjectID: Int]?
+        while let row = rows.popLast() {
+            let index: Int
+            if next >= 0, ids[missing[next].position] == row.objectID {
+                index = next
+                next -= 1
+            } else {
+                if lookup == nil {
+                    lookup = Dictionary(missing.indices.map { (ids[missing[$0].position], $0) }, uniquingKeysWith: { a, _ in a })
+                }
+                guard let found = lookup?[row.objectID] else { continue }
+                index = found
+            }
+            if let fault = missing[index].fault {
+                objects[missing[index].position] = refreshed(fault, from: row)
+            } else {
+                objects[missing[index].position] = try makeObject(from: consume row)
+            }
+        }
+        // An ID given twice was made once.
+        for (position, _) in missing where objects[position] == nil {
+            if let object = registry(for: ids[position]), !object.isFault { objects[position] = object }
         }
         return objects
     }
@@ -150,8 +177,7 @@ extension ObjectContext {
                 let next = level.flatMap { object in
                     object.entity.relationshipIndex(named: key).map { object.relationships[$0].objectIDs } ?? []
                 }.filter { seen.insert($0).inserted }
-                let loaded = try loadObjects(for: next)
-                level = next.compactMap { loaded[$0] }
+                level = try loadObjects(for: next).compactMap { $0 }
                 keepAlive += level
             }
         }
@@ -237,6 +263,14 @@ final class LazyResults {
             case .merged(let ids): ids[position]
             }
         }
+
+        /// The IDs at `positions`, in order.
+        func ids(in positions: Range<Int>) -> [ObjectID] {
+            switch self {
+            case .stored(let list): list.ids(in: positions)
+            case .merged(let ids): Array(ids[positions])
+            }
+        }
     }
 
     let context: ObjectContext
@@ -247,8 +281,10 @@ final class LazyResults {
     /// making a fault cannot fail).
     private let fetched: Entity
     private let entities: [String: Entity]
-    private var batch = -1
-    private var objects: [ManagedObject] = []
+    // Unchecked: read at every access (no access to them calls out while in progress).
+    @exclusivity(unchecked) private var batch = -1
+    /// The objects of the batch (none is `nil`: a row not found gives a fault).
+    @exclusivity(unchecked) private var objects: [ManagedObject?] = []
     private var related: [ManagedObject] = []
 
     init(context: ObjectContext, ids: IDs, request: FetchRequest, entity: Entity) throws {
@@ -273,17 +309,23 @@ final class LazyResults {
         guard batchSize > 0 else { return fault(at: position) }
         let wanted = position / batchSize
         if batch != wanted {
+            // The last batch goes first (unless the caller holds its objects): memory holds one.
+            objects = []
+            related = []
             let range = (wanted * batchSize)..<Swift.min((wanted + 1) * batchSize, ids.count)
-            let loaded = (try? context.loadObjects(for: range.map { ids[$0] })) ?? [:]
-            objects = range.map { loaded[ids[$0]] ?? fault(at: $0) }
-            related = (try? context.prefetch(keyPaths, of: objects)) ?? []
+            var loaded = (try? context.loadObjects(for: ids.ids(in: range))) ?? []
+            // A row that vanished since the fetch (or could not be read) gives a fault.
+            if loaded.count != range.count { loaded = Array(repeating: nil, count: range.count) }
+            for (offset, object) in loaded.enumerated() where object == nil {
+                loaded[offset] = fault(at: range.lowerBound + offset)
+            }
+            objects = loaded
+            if !keyPaths.isEmpty {
+                related = (try? context.prefetch(keyPaths, of: objects.compactMap { $0 })) ?? []
+            }
             batch = wanted
         }
-        let offset = position - wanted * batchSize
-        if offset < objects.count, objects[offset].objectID == ids[position] {
-            return objects[offset]
-        }
-        return fault(at: position)
+        return objects[position - wanted * batchSize] ?? fault(at: position)
     }
 
     private func fault(at position: Int) -> ManagedObject {

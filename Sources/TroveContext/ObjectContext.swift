@@ -23,7 +23,11 @@ public final class ObjectContext {
     /// Observation (see ``ManagedObject``'s `Observable` conformance): `true` for a container's
     /// `viewContext`, `false` by default for other contexts. Taking part costs about a
     /// microsecond per object read, for its registrar; set it before reading objects.
-    @exclusivity(unchecked) public var isObservationEnabled = false
+    @exclusivity(unchecked) public var isObservationEnabled = false {
+        didSet {
+            forEachLiveObject { $0.isObserved = isObservationEnabled }
+        }
+    }
     /// The key paths Observation knows positions by, made on first use.
     lazy var observationKeys = ObservationKeys(model: model)
     /// Records changes for undo and redo; `nil` (the default) records nothing.
@@ -59,12 +63,12 @@ public final class ObjectContext {
     /// Changes made since the last ``processPendingChanges()``.
     @exclusivity(unchecked) var pendingChanges = ObjectChanges()
 
-    /// The entity and class ``entityAndClass(named:)`` found last.
-    @exclusivity(unchecked) private var lastEntity: (entity: Entity, type: ManagedObject.Type)?
+    /// How to make objects of the entity ``kind(named:)`` found last.
+    @exclusivity(unchecked) private var lastKind: ObjectKind?
     /// Every object the context has in memory, not retained (changed objects are also held
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
-    @exclusivity(unchecked) private var registry: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    @exclusivity(unchecked) private var registry = ObjectRegistry()
     /// Inserted objects, in the order they were inserted (kept out of the registry).
     @exclusivity(unchecked) var inserted = InsertedObjects()
     /// Objects whose values were changed since the last save (they may have changed back).
@@ -152,7 +156,8 @@ public final class ObjectContext {
                 "entity '\(entity.name)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
         }
         let id = ObjectID.temporary(entity: entity)
-        let object = make(type, entity, id, values: entity.defaultValues, snapshot: nil)
+        let object = make(entity, type, id, values: entity.defaultValues, snapshot: nil,
+                          relationships: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) })
         inserted.add(object)
         pendingChanges.inserted.insert(id)
         undoManager?.record(.insert(object))
@@ -223,7 +228,7 @@ public final class ObjectContext {
     var registrySize: Int { registry.count + inserted.count }
 
     func registry(for id: ObjectID) -> ManagedObject? {
-        if let entry = registry[id] { return entry.takeUnretainedValue() }
+        if let object = registry.object(for: id) { return object }
         // Objects inserted here are not in the registry until saved.
         return id.isTemporary ? inserted.object(with: id) : nil
     }
@@ -268,13 +273,13 @@ public final class ObjectContext {
 
     /// Every object the context has in memory.
     var liveObjects: [ManagedObject] {
-        registry.values.map { $0.takeUnretainedValue() } + inserted.values
+        registry.objects + inserted.values
     }
 
     /// Runs `body` on every object the context has in memory, without gathering the registry's
     /// first; `body` must not register, insert or forget objects.
     func forEachLiveObject(_ body: (ManagedObject) -> Void) {
-        for entry in registry.values { body(entry.takeUnretainedValue()) }
+        for object in registry.objects { body(object) }
         for object in inserted.values { body(object) }
     }
 
@@ -288,24 +293,40 @@ public final class ObjectContext {
     /// The registered instance for a row, refreshed from `snapshot` when it has no unsaved
     /// changes (keeping its transient values); or a new registered instance.
     func materialize(_ snapshot: RowSnapshot) throws -> ManagedObject {
-        if let object = registry(for: snapshot.objectID) {
-            if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
-                let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
-                object.values = snapshot.values
-                object.snapshot = snapshot
-                object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
-                object.committedRelationships = [:]
-                object.observeChangeOfEverything()
-                object.awakeFromFetch()
-            }
-            return object
-        }
-        guard let (entity, type) = entityAndClass(named: snapshot.objectID.entityName) else {
+        if let object = registry(for: snapshot.objectID) { return refreshed(object, from: snapshot) }
+        return try makeObject(from: snapshot)
+    }
+
+    /// A new registered instance for a row of which the registry had no object when the caller
+    /// looked; if one was registered since (by code that ran meanwhile), that one, refreshed.
+    func makeObject(from snapshot: consuming RowSnapshot) throws -> ManagedObject {
+        guard let kind = kind(named: snapshot.objectID.entityName) else {
             throw ObjectError(.unknownEntity, "the store returned a row of entity '\(snapshot.objectID.entityName)', which the model lacks")
         }
-        let object = make(type, entity, snapshot.objectID, values: snapshot.values, snapshot: snapshot)
-        register(object)
+        let relationships = snapshot.toOne.isEmpty ? kind.faults : RelationshipState.states(of: kind.entity, from: snapshot)
+        let id = snapshot.objectID
+        let values = snapshot.values
+        let object = make(kind.entity, kind.type, consume id, values: consume values, snapshot: consume snapshot,
+                          relationships: consume relationships)
+        if let registered = registry.registerIfAbsent(object, for: object.objectID) {
+            return object.snapshot.map { refreshed(registered, from: $0) } ?? registered
+        }
         object.awakeFromFetch()
+        return object
+    }
+
+    /// `object` (registered for the row of `snapshot`) with the row's values when it is a
+    /// fault, or has no unsaved changes and the row changed (keeping its transient values).
+    func refreshed(_ object: ManagedObject, from snapshot: RowSnapshot) -> ManagedObject {
+        if object.isFault || (!object.hasChanges && object.snapshot != snapshot) {
+            let snapshot = object.isFault ? snapshot : object.keepingTransientValues(in: snapshot)
+            object.values = snapshot.values
+            object.snapshot = snapshot
+            object.relationships = RelationshipState.states(of: object.entity, from: snapshot)
+            object.committedRelationships = [:]
+            object.observeChangeOfEverything()
+            object.awakeFromFetch()
+        }
         return object
     }
 
@@ -313,8 +334,8 @@ public final class ObjectContext {
     func objectOrFault(for id: ObjectID, entity: Entity) -> ManagedObject {
         if let object = registry(for: id) { return object }
         if let snapshot = freshCachedRow(for: id), let object = try? materialize(snapshot) { return object }
-        let fault = make(classes.type(of: entity), entity, id, values: [], snapshot: nil)
-        fault.relationships = entity.relationships.map { _ in .fault }
+        let fault = make(entity, classes.type(of: entity), id, values: [], snapshot: nil,
+                         relationships: (kind(named: entity.name)?.faults) ?? entity.relationships.map { _ in .fault })
         register(fault)
         return fault
     }
@@ -331,7 +352,7 @@ public final class ObjectContext {
     /// Keeps a row read ahead: it refreshes the object in memory if there is one, or waits in
     /// the row cache until the object is asked for.
     func cache(_ snapshot: RowSnapshot) throws {
-        if registry[snapshot.objectID] != nil {
+        if registry.object(for: snapshot.objectID) != nil {
             _ = try materialize(snapshot)
         } else {
             rowCache[snapshot.objectID] = (snapshot, .now)
@@ -352,7 +373,7 @@ public final class ObjectContext {
     /// The cached row of `id`, which leaves the cache; `nil` when there is none or it is
     /// older than ``stalenessInterval``.
     private func freshCachedRow(for id: ObjectID) -> RowSnapshot? {
-        guard let entry = rowCache.removeValue(forKey: id) else { return nil }
+        guard !rowCache.isEmpty, let entry = rowCache.removeValue(forKey: id) else { return nil }
         if let limit = stalenessInterval, entry.read.duration(to: .now) > limit { return nil }
         return entry.row
     }
@@ -364,32 +385,35 @@ public final class ObjectContext {
     }
 
     /// A new object of `entity`, of `type` (its registered class), not registered yet.
-    private func make(_ type: ManagedObject.Type, _ entity: Entity, _ id: ObjectID, values: [AttributeValue],
-                      snapshot: RowSnapshot?) -> ManagedObject {
-        type.init(ObjectCreation(entity: entity, objectID: id, values: values, snapshot: snapshot, context: self))
+    private func make(_ entity: Entity, _ type: ManagedObject.Type, _ id: consuming ObjectID, values: consuming [AttributeValue],
+                      snapshot: consuming RowSnapshot?, relationships: consuming [RelationshipState]) -> ManagedObject {
+        type.init(ObjectCreation(entity: entity, objectID: consume id, values: consume values, snapshot: consume snapshot,
+                                 relationships: consume relationships, isObserved: isObservationEnabled, context: .passUnretained(self)))
     }
 
     /// The entity named `name` and its class; the last one asked for is remembered, as rows
     /// and inserts come in runs of one entity.
     func entityAndClass(named name: String) -> (Entity, ManagedObject.Type)? {
-        if let last = lastEntity, last.entity.name == name { return last }
+        kind(named: name).map { ($0.entity, $0.type) }
+    }
+
+    /// How to make objects of the entity named `name` (remembered: see ``entityAndClass(named:)``).
+    private func kind(named name: String) -> ObjectKind? {
+        if let last = lastKind, last.name == name { return last }
         guard let entity = model.entity(named: name) else { return nil }
-        let found = (entity: entity, type: classes.type(of: entity))
-        lastEntity = found
-        return found
+        let kind = ObjectKind(entity, classes)
+        lastKind = kind
+        return kind
     }
 
     func register(_ object: ManagedObject) {
-        registry[object.objectID] = Unmanaged.passUnretained(object)
+        registry.register(object, for: object.objectID)
     }
 
     /// Removes `object`'s entry under `id`, if the entry is `object`'s (a fault of the same row
     /// may have replaced an object that left the context).
     private func unregister(_ object: ManagedObject, at id: ObjectID) {
-        // Removed and put back in the rare case it is another's: one lookup, not two.
-        if let entry = registry.removeValue(forKey: id), entry.toOpaque() != Unmanaged.passUnretained(object).toOpaque() {
-            registry[id] = entry
-        }
+        registry.remove(object, at: id)
     }
 
     /// An object of this context is being deallocated: it leaves the registry.
@@ -417,13 +441,13 @@ public final class ObjectContext {
 
     /// Forgets every object and every change.
     func clearAll() {
-        for entry in registry.values {
-            entry.takeUnretainedValue().context = nil
+        for object in registry.objects {
+            object.context = nil
         }
         for object in inserted.everyObject where object.context === self {
             object.context = nil
         }
-        registry = [:]
+        registry.removeAll()
         rowCache = [:]
         seenToken = nil
         clearChanges()
@@ -444,6 +468,23 @@ public final class ObjectContext {
             throw ObjectError(.notInContext,
                 "\(object.objectID) belongs to another context (or none); get it in this one with object(with: id)")
         }
+    }
+}
+
+/// How a context makes the objects of one entity.
+final class ObjectKind {
+    let name: String
+    let entity: Entity
+    /// The entity's registered class.
+    let type: ManagedObject.Type
+    /// A fault for each relationship: the relationships of a fetched object whose row holds no link.
+    let faults: [RelationshipState]
+
+    init(_ entity: Entity, _ classes: EntityClasses) {
+        name = entity.name
+        self.entity = entity
+        type = classes.type(of: entity)
+        faults = entity.relationships.map { _ in .fault }
     }
 }
 

@@ -23,6 +23,8 @@ public struct Entity: Sendable, Hashable {
         var attributeIndexByName: [String: Int] = [:]
         var relationshipIndexByName: [String: Int] = [:]
         var facts = AttributeFacts()
+        /// The names every ID of the entity shares (see ``ObjectID``).
+        var idNames: ObjectID.Names
     }
 
     // @unchecked: `parts` changes only through `mutate`, on a box no other entity holds; so no
@@ -43,7 +45,12 @@ public struct Entity: Sendable, Hashable {
     /// The entity's name.
     public var name: String {
         get { box.parts.name }
-        set { mutate { $0.name = newValue } }
+        set {
+            mutate {
+                $0.name = newValue
+                $0.idNames = ObjectID.Names(entity: newValue, root: $0.rootName)
+            }
+        }
     }
     /// The name of the entity this one inherits from, if any.
     public var parent: String? {
@@ -86,8 +93,15 @@ public struct Entity: Sendable, Hashable {
     /// entities of one hierarchy share one table.
     public internal(set) var rootName: String {
         get { box.parts.rootName }
-        set { mutate { $0.rootName = newValue } }
+        set {
+            mutate {
+                $0.rootName = newValue
+                $0.idNames = ObjectID.Names(entity: $0.name, root: newValue)
+            }
+        }
     }
+    /// The names every ID of the entity shares.
+    var idNames: ObjectID.Names { box.parts.idNames }
     var attributeIndexByName: [String: Int] {
         get { box.parts.attributeIndexByName }
         set { mutate { $0.attributeIndexByName = newValue } }
@@ -160,7 +174,8 @@ public struct Entity: Sendable, Hashable {
         remoteName: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
     ) {
         box = Box(Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
-                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name, facts: AttributeFacts(attributes)))
+                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name, facts: AttributeFacts(attributes),
+                        idNames: ObjectID.Names(entity: name, root: name)))
     }
 
     public static func == (lhs: Entity, rhs: Entity) -> Bool {

@@ -17,20 +17,42 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
         case permanent(Int64)
     }
 
-    /// The name of the object's entity, as specific as known (see the type's discussion).
-    public let entityName: String
-    /// The root of the entity's hierarchy, whose table holds the row.
-    public let rootEntityName: String
+    /// The names of an entity and of its hierarchy's root, shared by every ID of the entity:
+    /// copying an ID copies one reference, not two strings.
+    final class Names: Sendable, Hashable {
+        let entity: String
+        let root: String
+
+        init(entity: String, root: String) {
+            self.entity = entity
+            self.root = root
+        }
+
+        static func == (lhs: Names, rhs: Names) -> Bool {
+            lhs === rhs || (lhs.entity == rhs.entity && lhs.root == rhs.root)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(root)
+        }
+    }
+
+    let names: Names
     let key: Key
+
+    /// The name of the object's entity, as specific as known (see the type's discussion).
+    public var entityName: String { names.entity }
+    /// The root of the entity's hierarchy, whose table holds the row.
+    public var rootEntityName: String { names.root }
 
     /// An ID for the stored row with primary key `primaryKey` of `entity`.
     public init(entity: Entity, primaryKey: Int64) {
-        self.init(entityName: entity.name, rootEntityName: entity.rootName, key: .permanent(primaryKey))
+        self.init(names: entity.idNames, key: .permanent(primaryKey))
     }
 
-    private init(entityName: String, rootEntityName: String, key: Key) {
-        self.entityName = entityName
-        self.rootEntityName = rootEntityName
+    private init(names: Names, key: Key) {
+        self.names = names
         self.key = key
     }
 
@@ -39,13 +61,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A new temporary ID for an object of `entity`, unique in this process.
     public static func temporary(entity: Entity) -> ObjectID {
         let n = nextTemporary.wrappingAdd(1, ordering: .relaxed).oldValue
-        return ObjectID(entityName: entity.name, rootEntityName: entity.rootName, key: .temporary(n))
+        return ObjectID(names: entity.idNames, key: .temporary(n))
     }
 
     /// The permanent ID a save gives the object of this temporary ID: the same entity, the
     /// row's primary key.
     public func saved(as primaryKey: Int64) -> ObjectID {
-        ObjectID(entityName: entityName, rootEntityName: rootEntityName, key: .permanent(primaryKey))
+        ObjectID(names: names, key: .permanent(primaryKey))
     }
 
     /// Whether the object has not been saved yet.
@@ -67,27 +89,47 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.rootEntityName == rhs.rootEntityName
+        lhs.key == rhs.key && (lhs.names === rhs.names || lhs.names.root == rhs.names.root)
     }
 
-    // The key alone: equal IDs have equal keys, IDs of different tables rarely share one, and
-    // hashing the entity's name too would double the cost of every set and dictionary of IDs.
+    // The key alone, in one word: equal IDs have equal keys, IDs of different tables rarely
+    // share one, and hashing the entity's name too would double the cost of every set and
+    // dictionary of IDs.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(hashBits)
+        hasher.combine(keyBits)
     }
 
     // What sets and dictionaries call: the key's one word hashed in one go, as `UInt64` does
     // it, instead of a hasher made, fed and finalized (a third of the cost; a save of n inserts
     // hashes some 18n IDs).
     public func _rawHashValue(seed: Int) -> Int {
-        hashBits._rawHashValue(seed: seed)
+        keyBits._rawHashValue(seed: seed)
     }
 
-    /// The key as one word (a temporary key complemented, so that it rarely meets a primary key).
-    private var hashBits: UInt64 {
+    private enum CodingKeys: String, CodingKey {
+        case entityName, rootEntityName, key
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        names = Names(entity: try container.decode(String.self, forKey: .entityName),
+                      root: try container.decode(String.self, forKey: .rootEntityName))
+        key = try container.decode(Key.self, forKey: .key)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(names.entity, forKey: .entityName)
+        try container.encode(names.root, forKey: .rootEntityName)
+        try container.encode(key, forKey: .key)
+    }
+
+    /// The key as one word, for hash tables of IDs: a stored object's primary key, or a
+    /// temporary ID's counter, its bits inverted.
+    package var keyBits: UInt64 {
         switch key {
-        case .temporary(let n): ~n
         case .permanent(let pk): UInt64(bitPattern: pk)
+        case .temporary(let n): ~n
         }
     }
 

@@ -41,6 +41,8 @@ struct ReadPlan: Sendable {
     private let only: EntityColumns?
     /// The selection for the aliases queries use most, built once.
     private let selections: [String: String]
+    /// The query of the rows whose primary keys lie between two bound values, in key order.
+    let rangeQuery: String
 
     init(table: StoreSchema.Table, schema: StoreSchema, model: Model) throws {
         self.table = table
@@ -94,6 +96,7 @@ struct ReadPlan: Sendable {
             selections[alias] = (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
         }
         self.selections = selections
+        rangeQuery = "SELECT \(selections["t"] ?? "") FROM \(quoted(table.name)) AS \"t\" WHERE \"t\".\"_pk\" BETWEEN ? AND ? ORDER BY \"t\".\"_pk\""
     }
 
     /// The selection of rows of the table named `alias` (`t` or `d`): each column, qualified by
@@ -107,33 +110,51 @@ struct ReadPlan: Sendable {
     func snapshot(from statement: RawStatement, defaultEntity: String, base: Int32 = 0) throws -> RowSnapshot {
         let pk = statement.int64(at: base)
         let version = statement.int64(at: base + 1)
-        let entityName = table.hasEntityColumn ? statement.text(at: base + 2) : defaultEntity
-        guard let plan = table.hasEntityColumn ? entities[entityName] : only ?? entities[entityName] else {
-            throw StoreError(.corruptValue,
-                "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
+        let plan: EntityColumns
+        if !table.hasEntityColumn, let only {
+            plan = only
+        } else {
+            let entityName = table.hasEntityColumn ? statement.text(at: base + 2) : defaultEntity
+            guard let found = entities[entityName] else {
+                throw StoreError(.corruptValue,
+                    "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
+            }
+            plan = found
         }
+        let attributes = plan.attributes
         var values: [AttributeValue] = []
-        values.reserveCapacity(plan.attributes.count)
-        for (position, (type, column)) in plan.attributes.enumerated() {
+        values.reserveCapacity(attributes.count)
+        for position in attributes.indices {
+            let column = attributes[position].column
             guard column >= 0 else {
                 values.append(plan.defaults[position])
                 continue
             }
-            let index = base + column
-            guard let value = ValueCoding.read(statement.handle, column: index, as: type) else {
-                throw StoreError(.corruptValue, """
-                    \(entityName)/\(pk): column \(plan.entity.attributes[position].name) holds \(ValueCoding.describeColumn(statement.handle, index)), \
-                    which is not a valid \(type.rawValue); the store was changed outside Trove — fix or clear that value with sqlite3
-                    """)
+            guard let value = ValueCoding.read(statement.handle, column: base + column, as: attributes[position].type) else {
+                throw plan.corruptValue(at: position, of: pk, in: statement, base: base)
             }
             values.append(value)
         }
-        var toOne = [Int: Link](minimumCapacity: plan.foreignKeys.count)
-        for (relationship, column, destination) in plan.foreignKeys {
-            toOne[relationship] = statement.isNull(at: base + column)
-                ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
+        var toOne: [Int: Link] = [:]
+        if !plan.foreignKeys.isEmpty {
+            toOne.reserveCapacity(plan.foreignKeys.count)
+            for (relationship, column, destination) in plan.foreignKeys {
+                toOne[relationship] = statement.isNull(at: base + column)
+                    ? .empty : .object(destination.saved(as: statement.int64(at: base + column)))
+            }
         }
         return RowSnapshot(objectID: plan.idPrototype.saved(as: pk), version: version, values: values, toOne: toOne)
+    }
+}
+
+extension ReadPlan.EntityColumns {
+    /// The error for a column that holds no valid value of its attribute.
+    func corruptValue(at position: Int, of pk: Int64, in statement: RawStatement, base: Int32) -> StoreError {
+        let (type, column) = attributes[position]
+        return StoreError(.corruptValue, """
+            \(entity.name)/\(pk): column \(entity.attributes[position].name) holds \(ValueCoding.describeColumn(statement.handle, base + column)), \
+            which is not a valid \(type.rawValue); the store was changed outside Trove — fix or clear that value with sqlite3
+            """)
     }
 }
 
@@ -197,10 +218,13 @@ extension SQLiteStore {
         return try read("fetching \(query.entity.name)") { source in
             try source.withStatement(statement.sql) { raw in
                 try raw.bind(statement.arguments)
-                var ids = ObjectIDList()
+                var ids = ObjectIDList(entity: layout.entity)
                 while try raw.step() {
-                    let entity = layout.hasEntityColumn ? entities[raw.text(at: 1)] ?? layout.entity : layout.entity
-                    ids.append(raw.int64(at: 0), of: entity)
+                    if layout.hasEntityColumn {
+                        ids.append(raw.int64(at: 0), of: entities[raw.text(at: 1)] ?? layout.entity)
+                    } else {
+                        ids.append(raw.int64(at: 0))
+                    }
                 }
                 return ids
             }
@@ -222,31 +246,50 @@ extension SQLiteStore {
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
-        var last: (root: String, layout: StoreSchema.EntityLayout)?
+        // IDs come in runs of one hierarchy: its layout is looked up, and its keys filed, once per run.
+        var run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])?
+        func file(_ run: (root: String, layout: StoreSchema.EntityLayout, keys: [Int64])) {
+            byTable[run.layout.table, default: (run.layout, [])].keys += run.keys
+        }
         for id in ids {
             guard let pk = id.primaryKey else { continue }
-            // IDs come in runs of one hierarchy: look its layout up once per run.
-            let layout: StoreSchema.EntityLayout
-            if let last, last.root == id.rootEntityName {
-                layout = last.layout
+            if run?.root == id.rootEntityName {
+                run?.keys.append(pk)
             } else {
-                layout = try schema.layout(of: id.rootEntityName)
-                last = (id.rootEntityName, layout)
+                if let run { file(run) }
+                run = (id.rootEntityName, try schema.layout(of: id.rootEntityName), [pk])
             }
-            byTable[layout.table, default: (layout, [])].keys.append(pk)
         }
+        if let run { file(run) }
         // Several statements read one snapshot.
-        let statements = byTable.values.reduce(0) { $0 + ($1.keys.count + 499) / 500 }
+        let runs = byTable.mapValues { PrimaryKeyRuns($0.keys) }
+        let statements = runs.values.reduce(0) { $0 + $1.ranges.count + ($1.lookups.count + 499) / 500 }
         return try read("reading \(ids.count) objects", consistently: statements > 1) { source in
             var snapshots: [RowSnapshot] = []
+            snapshots.reserveCapacity(ids.count)
             for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
                 let plan = try readPlan(for: group.layout)
-                // Bound in slices, well under SQLite's limit of parameters per statement.
-                for start in stride(from: 0, to: group.keys.count, by: 500) {
-                    let slice = group.keys[start..<min(start + 500, group.keys.count)]
-                    let marks = placeholders(slice.count)
-                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(marks))"
-                    snapshots += try rows(of: plan, sql: sql, defaultEntity: group.layout.entity.name, in: source) {
+                let entity = group.layout.entity.name
+                let runs = runs[table] ?? PrimaryKeyRuns([])
+                // Dense runs by range, in key order, skipping the rows not asked for.
+                for run in runs.ranges {
+                    try source.withStatement(plan.rangeQuery) { statement in
+                        try statement.bind(run[run.startIndex], at: 1)
+                        try statement.bind(run[run.endIndex - 1], at: 2)
+                        var next = run.startIndex
+                        while try statement.step() {
+                            let pk = statement.int64(at: 0)
+                            while next < run.endIndex, run[next] < pk { next += 1 }
+                            guard next < run.endIndex, run[next] == pk else { continue }
+                            snapshots.append(try plan.snapshot(from: statement, defaultEntity: entity))
+                        }
+                    }
+                }
+                // The rest by key, in slices well under SQLite's limit of parameters per statement.
+                for start in stride(from: 0, to: runs.lookups.count, by: 500) {
+                    let slice = runs.lookups[start..<min(start + 500, runs.lookups.count)]
+                    let sql = "SELECT \(plan.selection(from: "t")) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\(placeholders(slice.count)))"
+                    snapshots += try rows(of: plan, sql: sql, defaultEntity: entity, in: source) {
                         try $0.bind(slice.map { .integer($0) })
                     }
                 }

@@ -95,6 +95,39 @@ import TroveTesting
         #expect(recorder.selects.count == 6, "five batches in all: \(recorder.selects)")
     }
 
+    @Test func batchesInKeyOrderAreReadByRangeAndKeepTheObjectsInMemory() throws {
+        let held = try #require(try context.fetchFirst("Photo", where: "id == %@", "p9-3"))
+        try held.setValue("changed", forKey: "title")
+        var faultRequest = try request("Photo", "id == %@", "p9-4")
+        faultRequest.returnsObjectsAsFaults = true
+        let fault = try #require(try context.fetch(faultRequest).first)
+        #expect(fault.isFault)
+
+        for includesPendingChanges in [true, false] {
+            var request = try request("Photo")
+            request.fetchBatchSize = 10
+            request.includesPendingChanges = includesPendingChanges
+            let results = try context.fetch(request)
+            recorder.reset()
+            var ids: [String] = []
+            for photo in results {
+                ids.append(try photo.value(forKey: "id", as: String.self) ?? "?")
+                if photo.objectID == held.objectID {
+                    #expect(photo === held)
+                    #expect(try photo.value(forKey: "title") == "changed", "unsaved changes stay")
+                }
+                if photo.objectID == fault.objectID {
+                    #expect(photo === fault)
+                    #expect(!fault.isFault)
+                }
+                #expect(context.registeredObjectCount <= 12, "one batch in memory, and the two objects held")
+            }
+            #expect(ids == (0..<10).flatMap { i in (0..<i).map { "p\(i)-\($0)" } }, "key order")
+            #expect(recorder.selects.count == 5, "\(recorder.selects)")
+            #expect(recorder.selects.allSatisfy { $0.contains("BETWEEN") }, "\(recorder.selects)")
+        }
+    }
+
     @Test func faultsReadTheirRowOnFirstAccess() throws {
         var request = try request("Photographer", sort: "id")
         request.returnsObjectsAsFaults = true

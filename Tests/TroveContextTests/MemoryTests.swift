@@ -32,6 +32,36 @@ import TroveTesting
         #expect(largestRegistry <= 40_000, "the registry sweeps entries of dead objects")
     }
 
+    @Test func objectsOutlivingTheirContextLeaveIt() throws {
+        let dir = try TemporaryDirectory()
+        let container = try Container(model: SampleModels.photos(), url: dir.file("o.trove"))
+        let setup = container.newBackgroundContext()
+        for i in 0..<3 {
+            let photo = try setup.insert("Photo")
+            try photo.setValue("p\(i)", forKey: "id")
+        }
+        try setup.save()
+
+        var context: ObjectContext? = container.newBackgroundContext()
+        weak let gone = context
+        var request = FetchRequest(entityName: "Photo")
+        request.sortDescriptors = [SortKey("id")]
+        request.fetchLimit = 2
+        let loaded = Array(try context?.fetch(request) ?? FetchedResults(objects: []))
+        request.fetchLimit = 0
+        request.returnsObjectsAsFaults = true
+        let fault = try #require(try context?.fetch(request).last)
+        let inserted = try #require(try context?.insert("Photo"))
+        #expect(loaded.count == 2 && loaded[0].context === context && fault.isFault)
+        context = nil
+
+        #expect(gone == nil, "objects do not keep their context alive")
+        #expect([loaded[0], fault, inserted].allSatisfy { $0.context == nil })
+        #expect(try loaded[0].value(forKey: "id") == "p0", "values read before stay readable")
+        #expect(throws: ObjectError.self) { try fault.value(forKey: "id") }
+        #expect(throws: ObjectError.self) { try loaded[1].setValue("x", forKey: "title") }
+    }
+
     @Test func aFaultOfAResetContextThrowsInsteadOfTrapping() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: SampleModels.photos(), url: dir.file("f.trove"))

@@ -108,5 +108,15 @@ private func track(_ read: () -> Void) -> Changes {
         let title = track { _ = photo.title }
         photo.title = "two"
         #expect(title.value == 0, "off: no registrar, nothing reported")
+
+        // Turned on and off again: objects already in memory follow.
+        context.isObservationEnabled = true
+        let on = track { _ = photo.title }
+        photo.title = "three"
+        #expect(on.value == 1, "on: the object read before is observed")
+        context.isObservationEnabled = false
+        let off = track { _ = photo.views }
+        photo.views = 9
+        #expect(off.value == 0, "off again: reads are not reported")
     }
 }
