@@ -65,3 +65,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (Fuzz/README.md): declared only when TROVE_FUZZ is set, because they link
+// only with `--sanitize fuzzer`, which supplies their `main`.
+if Context.environment["TROVE_FUZZ"] != nil {
+    for name in ["JSONParser", "RecordScanner", "PredicateParser", "ModelFile"] {
+        package.targets.append(.executableTarget(
+            name: "Fuzz\(name)", dependencies: ["TroveImport", "TroveModel"], path: "Fuzz/Targets/\(name)",
+            swiftSettings: sharedSettings))
+    }
+}
