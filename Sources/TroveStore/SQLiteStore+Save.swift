@@ -13,8 +13,10 @@ extension SQLiteStore {
                 try db.inTransaction(.immediate) {
                     var writer = SaveWriter(store: self, db: db)
                     result = try writer.write(changes)
+                    KillPoint.saveBeforeCommit.reached()
                     return .commit
                 }
+                KillPoint.saveAfterCommit.reached()
                 commitCount.add(1, ordering: .releasing)
                 return SaveResult(permanentIDs: result.permanentIDs, versions: result.versions,
                                   changeTokenBefore: before, changeTokenAfter: changeTokenIfReadable())

@@ -4,8 +4,10 @@ public import Foundation
 public enum CLIRunner {
     /// What a run printed and how it ended.
     public struct Result: Sendable {
-        /// The exit status.
+        /// The exit status, or the number of the signal that ended the process.
         public let status: Int32
+        /// Whether a signal ended the process (`status` is then the signal's number).
+        public let signaled: Bool
         /// Everything written to standard output.
         public let stdout: String
         /// Everything written to standard error.
@@ -22,20 +24,24 @@ public enum CLIRunner {
         return folder.appendingPathComponent("trove")
     }
 
-    /// Runs `trove` with `arguments`, feeding it `input` on standard input.
-    public static func run(_ arguments: [String], input: Data = Data(), in directory: URL? = nil) throws -> Result {
-        try start(arguments, input: input, in: directory).wait()
+    /// Runs `trove` with `arguments`, feeding it `input` on standard input; `environment` adds
+    /// to (or replaces in) the test process's own.
+    public static func run(_ arguments: [String], input: Data = Data(), in directory: URL? = nil,
+                           environment: [String: String] = [:]) throws -> Result {
+        try start(arguments, input: input, in: directory, environment: environment).wait()
     }
 
     /// Starts `trove` with `arguments` and returns at once, for tests that work alongside it
     /// (another process writing the same store); ``Running/wait()`` collects the result.
-    public static func start(_ arguments: [String], input: Data = Data(), in directory: URL? = nil) throws -> Running {
+    public static func start(_ arguments: [String], input: Data = Data(), in directory: URL? = nil,
+                             environment extra: [String: String] = [:]) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
@@ -63,7 +69,7 @@ public enum CLIRunner {
         public func wait() -> Result {
             process.waitUntilExit()
             while !output.done || !error.done { usleep(1000) }
-            return Result(status: process.terminationStatus,
+            return Result(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
                           stdout: String(decoding: output.data, as: UTF8.self),
                           stderr: String(decoding: error.data, as: UTF8.self))
         }
