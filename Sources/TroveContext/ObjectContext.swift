@@ -82,11 +82,14 @@ public final class ObjectContext {
     var pendingMetadata: [String: String?] = [:]
     /// Rows read ahead (related or prefetched objects) whose objects nobody holds yet: an
     /// object made from one leaves the cache; `reset()` empties it.
-    @exclusivity(unchecked) private(set) var rowCache: [ObjectID: (row: RowSnapshot, read: ContinuousClock.Instant)] = [:]
+    @exclusivity(unchecked) private(set) var rowCache: [ObjectID: (row: RowSnapshot, read: Duration)] = [:]
     /// How old a row read ahead (prefetched, or loaded with a relationship) may be when its
     /// object is first asked for; an older one is read again. `nil` (the default) uses it
     /// whatever its age, as Core Data's default does.
     public var stalenessInterval: Duration?
+    /// The time ``stalenessInterval`` is measured in: the system's continuous clock, or one a
+    /// test controls.
+    public var clock: TimeSource = .continuous
 
     /// Creates a context on a store, with the hooks its objects' entities have.
     ///
@@ -355,7 +358,7 @@ public final class ObjectContext {
         if registry.object(for: snapshot.objectID) != nil {
             _ = try materialize(snapshot)
         } else {
-            rowCache[snapshot.objectID] = (snapshot, .now)
+            rowCache[snapshot.objectID] = (snapshot, clock.now)
         }
     }
 
@@ -374,7 +377,7 @@ public final class ObjectContext {
     /// older than ``stalenessInterval``.
     private func freshCachedRow(for id: ObjectID) -> RowSnapshot? {
         guard !rowCache.isEmpty, let entry = rowCache.removeValue(forKey: id) else { return nil }
-        if let limit = stalenessInterval, entry.read.duration(to: .now) > limit { return nil }
+        if let limit = stalenessInterval, clock.now - entry.read > limit { return nil }
         return entry.row
     }
 

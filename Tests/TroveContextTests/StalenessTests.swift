@@ -4,7 +4,7 @@ import Trove
 import TroveTesting
 
 @Suite struct StalenessTests {
-    @Test func rowsReadAheadAreReadAgainWhenStale() async throws {
+    @Test func rowsReadAheadAreReadAgainWhenStale() throws {
         let dir = try TemporaryDirectory()
         let container = try Container(model: SampleModels.photos(), url: dir.file("s.trove"))
         let setup = container.newBackgroundContext()
@@ -16,18 +16,21 @@ import TroveTesting
         try photo.setRelatedObject(ann, forKey: "whoTook")
         try setup.save()
 
-        for (round, interval) in [nil, Duration.milliseconds(1)].enumerated() {
+        for (round, interval) in [nil, Duration.seconds(60), Duration.seconds(3600)].enumerated() {
+            let clock = ManualClock()
             let context = container.newBackgroundContext()
             context.stalenessInterval = interval
+            context.clock = TimeSource(clock)
             let owner = try #require(try context.fetchFirst("Photographer"))
             let ids = try owner.objectIDs(forRelationshipNamed: "photos")   // the photo's row waits in the cache
             let before = try #require(try container.newBackgroundContext().object(with: ids[0]).value(forKey: "title", as: String.self))
             let other = container.newBackgroundContext()
             try other.object(with: ids[0]).setValue("changed \(round)", forKey: "title")
             try other.save()
-            try await Task.sleep(for: .milliseconds(5))
+            clock.advance(by: .seconds(61))  // older than 60 s, younger than an hour
             let seen = try context.object(with: ids[0]).value(forKey: "title", as: String.self)
-            #expect(seen == (interval == nil ? before : "changed \(round)"), "round \(round)")
+            let stale = interval.map { $0 < .seconds(61) } ?? false
+            #expect(seen == (stale ? "changed \(round)" : before), "round \(round)")
         }
     }
 }
@@ -56,5 +59,18 @@ import TroveTesting
         #expect(try context.refreshIfStoreChanged())
         #expect(try photo.value(forKey: "views") == 40)
         #expect(try !context.refreshIfStoreChanged())
+    }
+}
+
+@Suite struct ManualClockTests {
+    @Test func aSleeperWakesWhenTheClockIsAdvancedToItsDeadline() async throws {
+        let clock = ManualClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
+        let sleeper = Task { try await clock.sleep(until: deadline) }
+        clock.advance(by: .seconds(9))
+        #expect(clock.now.offset == .seconds(9))
+        clock.advance(by: .seconds(1))
+        try await sleeper.value  // returns only once advanced to the deadline (else the test hangs)
+        #expect(clock.now.offset == .seconds(10))
     }
 }
