@@ -42,7 +42,7 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Read INPUT as NDJSON: one record per line (blank lines are skipped).")
     var ndjson = false
 
-    @Option(help: ArgumentHelp("Records per saved batch: each batch is one transaction, with the checkpoint, and unique keys are looked up once per batch.",
+    @Option(help: ArgumentHelp("Records per saved batch, 1 to 100000 (default 1000): each batch is one transaction, with the checkpoint, and unique keys are looked up once per batch.",
                                valueName: "N"))
     var batchSize = ImportOptions().batchSize
 
@@ -68,7 +68,10 @@ struct ImportCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more, not \(batchSize)") }
+        let sizes = ImportOptions.batchSizes
+        if !sizes.contains(batchSize) {
+            throw ValidationError("--batch-size must be from \(sizes.lowerBound) to \(sizes.upperBound), not \(batchSize)")
+        }
         if ndjson && root != nil { throw ValidationError("--root picks an array inside JSON text; NDJSON has one record per line, so give one or the other") }
         if let rejects, let report, rejects == report {
             throw ValidationError("--rejects and --report name the same file, \(rejects); give each its own")
@@ -90,10 +93,12 @@ struct ImportCommand: ParsableCommand {
             throw CLIFailure(.usage, "\(target.name) is abstract and cannot be imported into; use one of its sub-entities: \(concrete.joined(separator: ", "))")
         }
         let scope = try syncScope.map { try Self.scopePredicate($0, for: target, in: model) }
-        for path in [rejects, report].compactMap({ $0 }) { try Self.checkWritable(path) }
         let source = try inputSource()
+        // Opened before any work, so that a path that cannot be written stops the command here.
+        let outputs = try ImportOutputs(rejects: rejects, report: report)
 
-        let options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
+        var options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
+        if rejects != nil || report != nil { options.onRejected = { try outputs.add($0) } }
         let importer = Importer(context: try Container(store: opened).newBackgroundContext(), options: options)
         let format: RecordFormat = ndjson ? .ndjson : .json(root: root)
         let meter = quiet ? nil : ProgressMeter(input: inputName)
@@ -102,22 +107,19 @@ struct ImportCommand: ParsableCommand {
         do {
             outcome = try importer.importStream(source, into: target.name, format: format, resume: restart ? .restart : .resume,
                                                 progress: meter.map { meter in { meter.show($0) } })
-        } catch let error as ImportError {
-            meter?.finish()
-            guard let partial = error.report, [.recordRejected, .invalidJSON].contains(error.code) else {
-                throw failure(for: error)
-            }
-            outcome = partial
+        } catch let error as ImportError where error.report != nil && [.recordRejected, .invalidJSON].contains(error.code) {
+            outcome = error.report ?? ImportReport()
             stopped = (error.code == .recordRejected ? "--strict" : "invalid JSON", error.message)
+        } catch {
+            meter?.finish()
+            // The batches saved before the failure are not imported again on resuming: their
+            // rejected records stay in the rejects file.
+            outputs.keepRejects()
+            throw (error as? ImportError).map(failure(for:)) ?? error
         }
         meter?.finish()
 
-        if let rejects {
-            try write(outcome.rejected.map { $0.record + "\n" }.joined(), to: rejects)
-        }
-        if let report {
-            try write(String(decoding: try Self.reportJSON(outcome), as: UTF8.self) + "\n", to: report)
-        }
+        try outputs.finish(outcome)
         if !quiet {
             let summary = ImportSummary(report: outcome, input: inputName, entity: target.name, root: root,
                                         syncScope: syncScope, stoppedBy: stopped?.reason, rejectsFile: rejects, reportFile: report)
@@ -127,8 +129,8 @@ struct ImportCommand: ParsableCommand {
             let advice = stopped.reason == "--strict" ? "fix the record and import again" : "fix the input and import it again"
             throw CLIFailure(.badInput, "\(inputName): \(stopped.message); \(advice)")
         }
-        guard outcome.rejected.isEmpty else {
-            let count = outcome.rejected.count
+        guard outcome.rejectedCount == 0 else {
+            let count = outcome.rejectedCount
             let hint = rejects.map { "fix them in \($0) and import that file again" } ?? "--rejects FILE writes them out to fix and import again"
             let verb = count == 1 ? "was" : "were"
             throw CLIFailure(.badInput, "\(inputName): \(count) of \(outcome.recordsRead) records \(verb) rejected and the other \(outcome.recordsImported) imported; \(hint)")
@@ -157,30 +159,6 @@ struct ImportCommand: ParsableCommand {
         return .file(URL(fileURLWithPath: input))
     }
 
-    /// Checks, before anything is imported, that `path` can be written: its folder exists.
-    private static func checkWritable(_ path: String) throws {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CLIFailure(.usage, "cannot write \(path): there is no folder \(folder); nothing was imported")
-        }
-    }
-
-    private func write(_ text: String, to path: String) throws {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw CLIFailure(.usage, "the import ran, but \(path) could not be written: \(error.localizedDescription)")
-        }
-    }
-
-    /// The report as pretty JSON with sorted keys.
-    static func reportJSON(_ report: ImportReport) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(report)
-    }
-
     // MARK: Errors
 
     /// The `--sync-scope` predicate, checked against the entity.
@@ -203,7 +181,7 @@ struct ImportCommand: ParsableCommand {
         switch error.code {
         case .invalidJSON: CLIFailure(.badInput, "\(inputName): \(error.message)")
         case .rootNotFound: CLIFailure(.badInput, "\(inputName): \(error.message)")
-        case .unknownEntity, .syncScope, .unreadableInput: CLIFailure(.usage, error.message)
+        case .unknownEntity, .syncScope, .unreadableInput, .invalidOptions: CLIFailure(.usage, error.message)
         case .unknownTransformer:
             CLIFailure(.badInput, "\(error.message); `trove import` knows only the standard transformers, so import with the library to register others")
         default: CLIFailure(.storeError, error.message)

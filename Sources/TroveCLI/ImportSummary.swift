@@ -61,7 +61,7 @@ struct ImportSummary {
     private func headline() -> String {
         let source = root.map { "\(input) (\($0))" } ?? input
         var counts = "\(report.recordsRead) record\(report.recordsRead == 1 ? "" : "s") read, \(report.recordsImported) imported"
-        counts += ", \(report.rejected.count) rejected"
+        counts += ", \(report.rejectedCount) rejected"
         if report.recordsSkipped > 0 { counts += ", \(report.recordsSkipped) skipped" }
         let verb = stoppedBy.map { "stopped (\($0)) importing" } ?? "imported"
         return "\(verb) \(source) into \(entity): \(counts)"
@@ -89,18 +89,18 @@ struct ImportSummary {
     }
 
     private func rejections() -> [String] {
-        let rejected = report.rejected
-        guard !rejected.isEmpty else { return [] }
-        let shown = rejected.prefix(Self.rejectionsShown)
-        var lines = [rejected.count > shown.count
-            ? "rejected \(rejected.count) records; the first \(shown.count):"
-            : "rejected \(rejected.count) record\(rejected.count == 1 ? "" : "s"):"]
+        let count = report.rejectedCount
+        guard count > 0 else { return [] }
+        let shown = report.rejected.prefix(Self.rejectionsShown)
+        var lines = [count > shown.count
+            ? "rejected \(count) records; the first \(shown.count):"
+            : "rejected \(count) record\(count == 1 ? "" : "s"):"]
         for record in shown {
             lines.append("  " + Self.cut(Self.line(for: record)))
         }
-        if rejected.count > shown.count {
+        if count > shown.count {
             let whereToLook = rejectsFile ?? reportFile
-            lines.append("  … and \(rejected.count - shown.count) more" + (whereToLook.map { " (all in \($0))" } ?? " (--rejects FILE or --report FILE lists them all)"))
+            lines.append("  … and \(count - shown.count) more" + (whereToLook.map { " (all in \($0))" } ?? " (--rejects FILE or --report FILE lists them all)"))
         }
         return lines
     }

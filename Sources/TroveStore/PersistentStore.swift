@@ -67,6 +67,11 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// written by many saves is copied once), and copies what is left when `body` ends.
     /// Durability is unchanged. Runs may nest, also from several contexts.
     func bulkWriting<T>(_ body: () throws -> T) throws -> T
+
+    /// Runs `body` — reads, then a save that depends on them, such as an import batch's
+    /// find-or-create — so that no other writer commits between its reads and its save: with
+    /// the store's write lock held, which saves inside `body` take again at no cost.
+    func writingExclusively<T>(_ body: () throws -> T) throws -> T
 }
 
 /// A row as read from a store: its identity, version, attribute values, and the to-one

@@ -9,15 +9,33 @@ import GRDB
 /// lock; the other connections of the store are read-only and never checkpoint, not even when
 /// they close last. Reads take no lock.
 extension SQLiteStore {
-    /// Runs `body` on the writer connection, outside any transaction, holding the write lock of
-    /// a file store. Every write of the store goes through here.
+    /// Runs `body` on the writer connection, outside any transaction, holding the write lock.
+    /// Every write of the store goes through here.
     func writeLocked<T>(_ doing: String, _ body: (Database) throws -> T) throws -> T {
-        let lock = writeLock
-        let timeout = options.busyTimeout
-        return try writer.writeWithoutTransaction { db in
-            guard let lock else { return try body(db) }
-            return try lock.withLock(timeout: timeout, doing: doing) { try body(db) }
-        }
+        try exclusively(doing) { try writer.writeWithoutTransaction(body) }
+    }
+
+    /// Runs `body` holding the store's write lock — taken first, then the writer connection,
+    /// always in that order: the cross-process ``WriteLock`` of a file store, an in-process lock
+    /// in memory. A thread holding it may take it again.
+    private func exclusively<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+        if let writeLock { return try writeLock.withLock(timeout: options.busyTimeout, doing: doing, body) }
+        memoryWriteLock.lock()
+        defer { memoryWriteLock.unlock() }
+        return try body()
+    }
+
+    /// Holds the write lock while `body` reads and then saves: no other writer — another
+    /// process, another store on the same file, another thread — commits in between, so that
+    /// what `body` read as missing is still missing when it saves. Saves, fetches and change
+    /// tokens inside `body` work as usual (the lock is held once, by the outermost call).
+    ///
+    /// Other writers wait meanwhile (and fail with ``StoreError/Code/busy`` after
+    /// ``Options/busyTimeout``): keep `body` short, one batch.
+    /// - Throws: ``StoreError/Code/busy`` when another writer kept the lock for
+    ///   ``Options/busyTimeout``; whatever `body` throws.
+    public func writingExclusively<T>(_ body: () throws -> T) throws -> T {
+        try exclusively("writing exclusively", body)
     }
 
     /// Copies the whole write-ahead log into the store file and empties the log (a `TRUNCATE`

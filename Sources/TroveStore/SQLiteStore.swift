@@ -74,6 +74,8 @@ public final class SQLiteStore: PersistentStore {
     let writer: any DatabaseWriter
     /// The cross-process write lock of a file store; `nil` in memory, where no one else writes.
     let writeLock: WriteLock?
+    /// The write lock of an in-memory store, where only this process's threads write.
+    let memoryWriteLock = NSRecursiveLock()
     /// Answers ``changeToken()`` for a file store; `nil` in memory.
     let observer: DataVersionObserver?
     /// The reading connections of a file store; `nil` in memory, where the writer's one

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 /// The cross-process write lock of a store file: an exclusive `flock(2)` on `STORE-lock`,
 /// a file of its own beside the store.
@@ -23,15 +24,19 @@ import Foundation
 ///   blocks the next one.
 ///
 /// The lock file is never deleted: a process that opened a file since deleted would lock an
-/// inode nobody else sees. Within a process, holders are serialized by an `NSLock` first, since
-/// `flock` on one descriptor does not exclude two threads.
+/// inode nobody else sees. Within a process, holders are serialized by a recursive lock first,
+/// since `flock` on one descriptor does not exclude two threads; a thread holding the lock may
+/// take it again (a save inside ``SQLiteStore/writingExclusively(_:)``), and the `flock` is
+/// taken by the outermost hold only.
 final class WriteLock: Sendable {
     /// The lock file, `STORE-lock`.
     let path: String
     /// The store file the lock guards, for messages.
     let storePath: String
     private let descriptor: Int32
-    private let holder = NSLock()
+    private let holder = NSRecursiveLock()
+    /// How many holds the thread holding `holder` has nested (changed only by that thread).
+    private let depth = Mutex<Int>(0)
 
     /// Opens (creating if needed) the lock file of the store at `storePath`.
     /// - Throws: ``StoreError/Code/fileAccess`` when the file can be neither created nor opened.
@@ -55,7 +60,8 @@ final class WriteLock: Sendable {
         close(descriptor)
     }
 
-    /// Runs `body` holding the lock, waiting for it at most `timeout` seconds.
+    /// Runs `body` holding the lock, waiting for it at most `timeout` seconds; at once when this
+    /// thread holds it already.
     /// - Parameter doing: what the caller is doing, for the error message ("saving").
     /// - Throws: ``StoreError/Code/busy`` naming the store and the wait when the lock stayed
     ///   held by another process (or another store on the same file) for `timeout`; whatever
@@ -65,8 +71,13 @@ final class WriteLock: Sendable {
         let deadline = start.addingTimeInterval(max(timeout, 0))
         guard holder.lock(before: deadline) else { throw busy(doing: doing, since: start) }
         defer { holder.unlock() }
-        try acquire(until: deadline, doing: doing, since: start)
-        defer { release() }
+        let outermost = depth.withLock { depth in
+            depth += 1
+            return depth == 1
+        }
+        defer { depth.withLock { $0 -= 1 } }
+        if outermost { try acquire(until: deadline, doing: doing, since: start) }
+        defer { if outermost { release() } }
         return try body()
     }
 

@@ -283,7 +283,7 @@ import TroveTesting
 
         let batch = try importing("-", "--entity", "Photo", "--batch-size", "0", input: "[]")
         #expect(batch.status == 1)
-        #expect(batch.stderr.hasPrefix("Error: --batch-size must be 1 or more, not 0\n"))
+        #expect(batch.stderr.hasPrefix("Error: --batch-size must be from 1 to 100000, not 0\n"))
 
         let noFolder = try importing("-", "--entity", "Photo", "--rejects", "no/such/rejects.ndjson", input: #"[{"id": "a"}]"#)
         #expect(noFolder.status == 1)

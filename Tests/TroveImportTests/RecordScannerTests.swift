@@ -75,7 +75,7 @@ import TroveModel
         case .success(let node?): return describe(node)
         case .success(nil): return "skipped"
         case .failure(let rejection as Rejection):
-            return "rejected at \(rejection.path): \(rejection.reason) [\(rejection.excerpt)] in \(record.source.value.serialized())"
+            return "rejected at \(rejection.path): \(rejection.reason) [\(rejection.excerpt)] in \((try? record.source.value)?.serialized() ?? "(unreadable)")"
         case .failure(let error): return "failed: \(error)"
         }
     }
@@ -89,7 +89,7 @@ import TroveModel
             }
         }
         return "\(node.mapping.entity.name)@\(node.path) values \(node.values.map { "\($0.index)=\($0.value)" }) key \(node.key?.values ?? []) "
-            + "links \(links) unknown \(node.unknownKeys.sorted()) coercions \(node.coercions.map(\.rawValue).sorted()) record \(node.record.serialized())"
+            + "links \(links) unknown \(node.unknownKeys.sorted()) coercions \(node.coercions.map(\.rawValue).sorted()) record \((try? node.record)?.serialized() ?? "(unreadable)")"
     }
 
     @Test(arguments: records)

@@ -110,7 +110,7 @@ struct ImportApplication {
             try handler(object, value)
         }
         if let after = hooks.after[entity.name] {
-            try after(object, node.record)
+            try after(object, try node.record)
         }
         return object
     }

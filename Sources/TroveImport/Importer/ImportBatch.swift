@@ -47,18 +47,31 @@ struct ImportBatch {
     /// the same import left.
     mutating func run(seen: inout Set<UniqueKey>, cache: inout RowCache, into report: inout ImportReport) throws {
         do {
-            report.merge(try run(seen: &seen, cache: &cache))
+            let done = try run(seen: &seen, cache: &cache)
+            try handOver(done.rejected)
+            report.merge(done)
         } catch let error as ImportError where error.code == .recordRejected {
-            report.merge(error.report ?? ImportReport())
+            let stopped = error.report ?? ImportReport()
+            try handOver(stopped.rejected)
+            report.merge(stopped)
             throw ImportError(.recordRejected, error.message, report: report)
         }
     }
 
-    private mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache) throws -> ImportReport {
-        var conflicts = 0
-        let current = try? context.store.changeToken()
+    /// Hands every record the batch rejected (a batch's report keeps them all) to the options'
+    /// ``ImportOptions/onRejected``.
+    private func handOver(_ records: [RejectedRecord]) throws {
+        guard let onRejected = importer.options.onRejected else { return }
+        for record in records { try onRejected(record) }
+    }
+
+    /// Applies and saves the batch as rows. When the save collides with another writer's
+    /// commit (see ``isCollision(_:since:)``), runs again holding the store's write lock
+    /// (`alone`), reading every row then.
+    private mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache, alone: Bool = false) throws -> ImportReport {
+        let current = try context.store.changeToken()
         cache.check(against: current)
-        var readAhead = parsed.readAhead.flatMap { rows in
+        let readAhead = alone ? nil : parsed.readAhead.flatMap { rows in
             cache.keysWritten(since: rows.token, current: current).map { (rows: rows, stale: $0) }
         }
         while true {
@@ -74,23 +87,21 @@ struct ImportBatch {
                 continue
             }
             do {
+                try importer.beforeBatchSave?()
                 let counts = try rows.save(metadata: metadata, cache: &cache)
                 appliedRows = rows
                 return report(accepted, counts: counts, seen: &seen)
-            } catch is ConflictError where conflicts < 2 {
-                // Another writer changed a row between the find and the save: read them again.
-                conflicts += 1
+            } catch where !alone && isCollision(error, since: readAhead == nil ? current : nil) {
                 cache.forget()
-                readAhead = nil
-            } catch let error as StoreError where error.code == .constraintViolation && readAhead != nil {
-                // A key read ahead as missing was written since by someone the tokens did not
-                // show (a row inserted twice): read them again here.
-                readAhead = nil
+                return try context.store.writingExclusively { try runAsRows(seen: &seen, cache: &cache, alone: true) }
             }
         }
     }
 
-    private mutating func runAsObjects(seen: inout Set<UniqueKey>) throws -> ImportReport {
+    /// Applies and saves the batch as objects; on a collision with another writer's commit,
+    /// runs again holding the store's write lock, as ``runAsRows(seen:cache:alone:)`` does.
+    private mutating func runAsObjects(seen: inout Set<UniqueKey>, alone: Bool = false) throws -> ImportReport {
+        let current = try context.store.changeToken()
         while true {
             let accepted = acceptedPlans
             var application = ImportApplication(context: context, hooks: importer.options.hooks)
@@ -107,13 +118,14 @@ struct ImportBatch {
                 } catch {
                     context.rollback()
                     try reject(Rejection(path: plan.node.path, value: nil, expected: "",
-                                         reason: "\(error)").rejected(index: plan.index, record: plan.node.record))
+                                         reason: "\(error)").rejected(index: plan.index, record: try plan.node.record))
                     failed = true
                     break
                 }
             }
             if failed { continue }
             do {
+                try importer.beforeBatchSave?()
                 let counts = application.counts()
                 for (key, value) in metadata { context.setStoreMetadata(value, forKey: key) }
                 try context.save()
@@ -121,11 +133,30 @@ struct ImportBatch {
             } catch let error as ValidationError {
                 context.rollback()
                 try rejectInvalid(error, accepted, blaming: application.touched)
+            } catch where !alone && isCollision(error, since: current) {
+                // The objects read stay registered: read them again, as the other writer left them.
+                context.rollback()
+                try context.refreshAllObjects()
+                return try context.store.writingExclusively { try runAsObjects(seen: &seen, alone: true) }
             } catch {
                 context.rollback()
                 throw error
             }
         }
+    }
+
+    /// Whether a failed save collided with another writer's commit since the batch's reads: a
+    /// row it read changed (``ConflictError``), or a unique key it read as missing was inserted
+    /// (a constraint violation), while the store's change token moved since `token`, taken
+    /// before the reads (`nil` when some rows were read before it, ahead of time: then any
+    /// constraint violation may be one). Running the batch again with the write lock held —
+    /// no other commit between its reads and its save — gives what running it after the other
+    /// writer would: no retry loop, one more run at most.
+    private func isCollision(_ error: any Error, since token: StoreChangeToken?) -> Bool {
+        guard error is ConflictError || (error as? StoreError)?.code == .constraintViolation else { return false }
+        guard let token else { return true }
+        // A token that cannot be read counts as moved: the run under the lock then tells.
+        return (try? context.store.changeToken()) != token
     }
 
     /// The plans of the records not rejected so far (all of them, shared not copied, when none is).
@@ -157,7 +188,7 @@ struct ImportBatch {
                 "\(failure.objectID.entityName)\(failure.key.map { ".\($0)" } ?? ""): \(failure.message)"
             }.joined(separator: "; ")
             try reject(Rejection(path: blamed.path, value: nil, expected: "", reason: reason)
-                .rejected(index: index, record: blamed.plan.node.record))
+                .rejected(index: index, record: try blamed.plan.node.record))
         }
         if byRecord.isEmpty { throw error }
     }
@@ -183,6 +214,7 @@ struct ImportBatch {
             var report = ImportReport()
             report.recordsRead = record.index - firstIndex + 1
             report.rejected = [record]
+            report.rejectedCount = 1
             throw ImportError(.recordRejected, "strict import stopped at \(record); nothing of its batch was written", report: report)
         }
     }
@@ -195,6 +227,7 @@ struct ImportBatch {
         report.recordsSkipped = parsed.skipped
         report.entities = counts
         report.rejected = rejected.values.sorted { $0.index < $1.index }
+        report.rejectedCount = rejected.count
         if importer.options.syncScope != nil {
             for plan in accepted {
                 if let key = plan.node.key { seen.insert(key) }
@@ -314,7 +347,13 @@ struct ParsedRecords {
             switch record.outcome {
             case .success(let node?): plans.append(Plan(index: index, node: node))
             case .success(nil): skipped += 1
-            case .failure(let rejection as Rejection): rejected.append(rejection.rejected(index: index, record: record.source.value))
+            case .failure(let rejection as Rejection):
+                do {
+                    rejected.append(rejection.rejected(index: index, record: try record.source.value))
+                } catch {
+                    failure = error
+                    return
+                }
             case .failure(let error):
                 failure = error
                 return

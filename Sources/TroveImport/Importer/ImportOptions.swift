@@ -4,8 +4,13 @@ public import TroveModel
 /// How an import runs: batch size, strictness, sync scope, transformers and hooks.
 public struct ImportOptions: Sendable {
     /// Top-level records per save (each batch is one transaction; find-or-create runs one
-    /// query per entity per batch). Default 1000.
+    /// query per entity per batch). Default 1000; within ``batchSizes``, else an import
+    /// throws ``ImportError/Code/invalidOptions`` before it reads anything.
     public var batchSize: Int
+    /// The batch sizes an import accepts: 1 to 100,000. A batch is held in memory whole,
+    /// with its records, plans and rows (about 1 KiB a record of a few fields; a 100,000-record
+    /// batch takes some 100 MB), and past a few thousand records a bigger batch is no faster.
+    public static let batchSizes = 1...100_000
     /// Stop at the first rejected record, writing nothing of its batch (default `false`: the
     /// other records still land).
     public var strict: Bool
@@ -16,15 +21,33 @@ public struct ImportOptions: Sendable {
     public var transformers: ValueTransformerRegistry
     /// Code that runs per record, per object and per key.
     public var hooks: ImportHooks
+    /// Sees every rejected record, in input order, when its batch is done (saved, or stopped
+    /// by a strict import): to stream them to a file, however many there are, while the
+    /// report keeps their count and the first ``ImportReport/rejectedKept``. Runs on the
+    /// importing thread; what it throws stops the import (the batch is saved already).
+    public var onRejected: (@Sendable (RejectedRecord) throws -> Void)?
 
     /// Creates options.
     public init(batchSize: Int = 1000, strict: Bool = false, syncScope: ObjectPredicate? = nil,
-                transformers: ValueTransformerRegistry = .standard, hooks: ImportHooks = ImportHooks()) {
+                transformers: ValueTransformerRegistry = .standard, hooks: ImportHooks = ImportHooks(),
+                onRejected: (@Sendable (RejectedRecord) throws -> Void)? = nil) {
         self.batchSize = batchSize
         self.strict = strict
         self.syncScope = syncScope
         self.transformers = transformers
         self.hooks = hooks
+        self.onRejected = onRejected
+    }
+}
+
+extension ImportOptions {
+    /// Checks the options an import is given before it starts.
+    /// - Throws: ``ImportError`` `.invalidOptions` naming the option, its value and the
+    ///   allowed range.
+    func validate() throws {
+        guard Self.batchSizes.contains(batchSize) else {
+            throw ImportError(.invalidOptions, "the batch size must be from \(Self.batchSizes.lowerBound) to \(Self.batchSizes.upperBound) records, not \(batchSize)")
+        }
     }
 }
 

@@ -75,7 +75,7 @@ struct ImportParser {
                 if coerced.kind != .none { node.coercions.append(coerced.kind) }
             case .failure(let rejection):
                 throw Rejection(path: Self.join(path, keyPath), value: value, expected: rejection.expected.rawValue,
-                                reason: "\(mapping.entity.name).\(attribute.attribute.name): \(rejection.detail)")
+                                reason: "\(mapping.entity.name).\(attribute.attribute.name): \(rejection.why)")
             }
         }
 
@@ -85,7 +85,7 @@ struct ImportParser {
         node.key = Self.key(of: node, root: mapping.rootName)
         if !mapping.uniqueKeys.isEmpty && node.key == nil {
             let names = mapping.entity.uniqueBy.map { $0.joined(separator: " + ") }.joined(separator: " or ")
-            throw Rejection(path: path, value: node.record, expected: "its unique key (\(names))",
+            throw Rejection(path: path, value: try node.record, expected: "its unique key (\(names))",
                             reason: "a \(mapping.entity.name) record needs its unique key \(names) to be found or created")
         }
 
@@ -144,7 +144,7 @@ struct ImportParser {
                                   destination: destination)
             case .failure(let rejection):
                 throw Rejection(path: path, value: value, expected: rejection.expected.rawValue,
-                                reason: "a reference to \(destination.name) by \(destination.attributes[reference.index].name): \(rejection.detail)")
+                                reason: "a reference to \(destination.name) by \(destination.attributes[reference.index].name): \(rejection.why)")
             }
         default:
             throw Rejection(path: path, value: value, expected: "an object or a key", reason: "expected an object or a key for \(destination.name)")
@@ -203,5 +203,15 @@ struct ImportParser {
 
     static func join(_ path: String, _ key: String) -> String {
         path.isEmpty ? key : "\(path).\(key)"
+    }
+}
+
+extension CoercionRejection {
+    /// Why the value was rejected, in words: the detail, or for a value of the wrong kind
+    /// (which has none: `true` into an integer) that this kind never becomes this type.
+    var why: String {
+        guard detail.isEmpty else { return detail }
+        let kind = ["object", "array"].contains(got) ? "an \(got)" : "a \(got)"
+        return "\(kind) is never converted to \(expected.rawValue)"
     }
 }

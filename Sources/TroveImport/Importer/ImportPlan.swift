@@ -27,7 +27,9 @@ final class ImportNode {
     }
 
     /// The record this object was read from.
-    var record: JSONValue { source.value }
+    var record: JSONValue {
+        get throws(ImportError) { try source.value }
+    }
 
     /// Adds this node and every node nested in it to `nodes`, and the references (scalar keys)
     /// of all their relationships to `references`: one walk, no arrays in between.
@@ -56,12 +58,20 @@ enum RecordSource {
     /// range of this object's.
     case text([UInt8], Range<Int>)
 
+    /// The record's value.
+    /// - Throws: ``ImportError`` `.invalidJSON` if its text, checked when it was read, no
+    ///   longer parses (never expected: the text is not changed in between).
     var value: JSONValue {
-        switch self {
-        case .value(let value): return value
-        case .text(let bytes, let range):
-            // The text was checked when it was read: parsing it again cannot fail.
-            return bytes.withUnsafeBufferPointer { try? JSONValue(parsing: UnsafeBufferPointer(rebasing: $0[range])) } ?? .null
+        get throws(ImportError) {
+            switch self {
+            case .value(let value): return value
+            case .text(let bytes, let range):
+                do {
+                    return try bytes.withUnsafeBufferPointer { try JSONValue(parsing: UnsafeBufferPointer(rebasing: $0[range])) }
+                } catch {
+                    throw ImportError(.invalidJSON, "a record read at bytes \(range.lowerBound)..<\(range.upperBound) of its chunk could not be parsed again: \(error)")
+                }
+            }
         }
     }
 }

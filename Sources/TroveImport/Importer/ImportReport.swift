@@ -1,7 +1,8 @@
 import TroveModel
 
 /// What an import did: objects inserted, updated, unchanged, deleted and stubbed per entity,
-/// coercions performed, unknown keys seen, and every rejected record with its reason.
+/// coercions performed, unknown keys seen, and how many records were rejected, with the first
+/// ``rejectedKept`` of them and their reasons (``ImportOptions/onRejected`` sees every one).
 public struct ImportReport: Sendable, Codable, Hashable {
     /// The counts of one entity.
     public struct EntityCounts: Sendable, Codable, Hashable {
@@ -34,8 +35,13 @@ public struct ImportReport: Sendable, Codable, Hashable {
     /// Keys named after a transient or derived attribute are among them: the importer never
     /// sets either kind.
     public var unknownKeys: [String: Int] = [:]
-    /// Every rejected record, in input order.
+    /// Top-level records rejected, all of them.
+    public var rejectedCount = 0
+    /// The first ``rejectedKept`` rejected records, in input order: memory stays flat however
+    /// many are rejected. ``ImportOptions/onRejected`` hands over every one, as the import goes.
     public var rejected: [RejectedRecord] = []
+    /// How many rejected records a report keeps in ``rejected``: 100.
+    public static let rejectedKept = 100
     /// Why a sync scope deleted nothing, when it did not run.
     public var syncScopeSkipped: String?
     /// Where a streamed import resumed from its checkpoint: the records before it were
@@ -74,7 +80,8 @@ public struct ImportReport: Sendable, Codable, Hashable {
         }
         coercions.merge(other.coercions, uniquingKeysWith: +)
         unknownKeys.merge(other.unknownKeys, uniquingKeysWith: +)
-        rejected += other.rejected
+        rejectedCount += other.rejectedCount
+        if rejected.count < Self.rejectedKept { rejected += other.rejected.prefix(Self.rejectedKept - rejected.count) }
         syncScopeSkipped = other.syncScopeSkipped ?? syncScopeSkipped
         resumedAt = resumedAt ?? other.resumedAt
         appliedAsObjects = appliedAsObjects ?? other.appliedAsObjects
@@ -87,12 +94,14 @@ extension ImportReport: CustomStringConvertible {
     public var description: String {
         var parts = ["\(recordsRead) records read", "\(recordsImported) imported"]
         if recordsSkipped > 0 { parts.append("\(recordsSkipped) skipped") }
-        if !rejected.isEmpty { parts.append("\(rejected.count) rejected") }
+        if rejectedCount > 0 { parts.append("\(rejectedCount) rejected") }
         var text = parts.joined(separator: ", ")
         let counts = entities.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         if !counts.isEmpty { text += "; " + counts.joined(separator: "; ") }
         if let resumedAt { text += "; resumed after record \(resumedAt.records)" }
-        return ([text] + rejected.map { "  \($0)" }).joined(separator: "\n")
+        var lines = [text] + rejected.map { "  \($0)" }
+        if rejectedCount > rejected.count { lines.append("  … and \(rejectedCount - rejected.count) more rejected records") }
+        return lines.joined(separator: "\n")
     }
 }
 
@@ -143,7 +152,7 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidJSON, rootNotFound, unknownEntity, unknownTransformer, contextHasChanges, recordRejected, syncScope
-            case unreadableInput, cancelled
+            case unreadableInput, cancelled, invalidOptions
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -166,6 +175,8 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
         public static let unreadableInput = Code(.unreadableInput)
         /// The import was cancelled; it stopped at a chunk boundary with its checkpoint kept.
         public static let cancelled = Code(.cancelled)
+        /// An option is out of its range (``ImportOptions/batchSizes``); nothing was read or written.
+        public static let invalidOptions = Code(.invalidOptions)
 
         public var description: String { base.rawValue }
     }

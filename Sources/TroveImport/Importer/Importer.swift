@@ -7,7 +7,7 @@ public import TroveModel
 /// ```swift
 /// let importer = Importer(context: context)
 /// let report = try importer.importJSON(data, into: "Photo", root: "photos.photo")
-/// print(report.entities["Photo"]?.inserted ?? 0, report.rejected.count)
+/// print(report.entities["Photo"]?.inserted ?? 0, report.rejectedCount)
 /// ```
 /// For each record the entity's attributes and relationships are looked up under their remote
 /// keys and coerced to their types (unknown keys are counted, absent keys leave values alone,
@@ -21,6 +21,9 @@ public final class Importer {
     /// How the import runs.
     public let options: ImportOptions
     private lazy var mappings = MappingCache(model: context.model, transformers: options.transformers)
+    /// Runs before each batch's save, after its reads: a seam for tests, which commit there
+    /// what another writer would have committed meanwhile.
+    var beforeBatchSave: (() throws -> Void)?
 
     /// An importer working in `context`, which must have no unsaved changes when an import starts.
     public init(context: ObjectContext, options: ImportOptions = ImportOptions()) {
@@ -70,6 +73,7 @@ public final class Importer {
 
     /// The entity top-level records go into, once checked that an import can start.
     func importTarget(_ entityName: String) throws -> Entity {
+        try options.validate()
         guard let entity = context.model.entity(named: entityName), !entity.isAbstract else {
             throw ImportError(.unknownEntity, "cannot import into '\(entityName)': the model has no such entity, or it is abstract; entities: \(context.model.entities.map(\.name).joined(separator: ", "))")
         }
@@ -90,8 +94,8 @@ public final class Importer {
     // MARK: Sync scope
 
     func sync(_ entity: Entity, scope: ObjectPredicate, seen: Set<UniqueKey>, report: inout ImportReport) throws {
-        guard report.rejected.isEmpty else {
-            report.syncScopeSkipped = "\(report.rejected.count) record(s) were rejected, so the payload is not the whole truth; nothing was deleted"
+        guard report.rejectedCount == 0 else {
+            report.syncScopeSkipped = "\(report.rejectedCount) record(s) were rejected, so the payload is not the whole truth; nothing was deleted"
             return
         }
         var request = FetchRequest(entityName: entity.name)

@@ -50,12 +50,13 @@ public struct ImportCheckpoint: Sendable, Codable, Hashable, CustomStringConvert
     }
 
     /// The checkpoint as a metadata value (compact JSON).
-    func encoded() -> String {
+    /// - Throws: the encoder's error (a checkpoint holds plain values, which encode); never an
+    ///   empty object in its place, which would lose the place to resume from.
+    func encoded() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        // Encoding plain values cannot fail.
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     public var description: String {

@@ -82,12 +82,7 @@ extension Importer {
                 switch item {
                 case .success(let read): chunk = read
                 case .failure(let error as ImportError) where error.code == .invalidJSON:
-                    let saved = switch report.recordsRead {
-                    case 0: "nothing was imported"
-                    case 1: "the record before it was imported"
-                    case let count: "the \(count) records before it were imported"
-                    }
-                    throw ImportError(error.code, "\(error.message); \(saved)", report: report)
+                    throw ImportError(error.code, "\(error.message); \(Self.before(report))", report: report)
                 case .failure(let error): throw error
                 }
                 var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
@@ -100,7 +95,7 @@ extension Importer {
                         checkpoint.lastRecordOffset = chunk.lastRecordOffset
                         checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
                         checkpoint.savedAt = Date()
-                        batch.metadata.updateValue(checkpoint.encoded(), forKey: key)
+                        batch.metadata.updateValue(try checkpoint.encoded(), forKey: key)
                         wroteCheckpoint = true
                     } else if stored || wroteCheckpoint {
                         batch.metadata.updateValue(nil, forKey: key)
@@ -113,7 +108,7 @@ extension Importer {
                     let elapsed = began.duration(to: clock.now)
                     let seconds = elapsed.inSeconds
                     progress(ImportProgress(bytesRead: chunk.end.offset, totalBytes: totalBytes, recordsRead: recordsBefore,
-                                            recordsRejected: report.rejected.count, elapsed: elapsed,
+                                            recordsRejected: report.rejectedCount, elapsed: elapsed,
                                             recordsPerSecond: seconds > 0 ? Double(report.recordsRead) / seconds : 0,
                                             isFinished: chunk.isLast, startBytes: report.resumedAt?.byteOffset ?? 0))
                 }
@@ -132,6 +127,18 @@ extension Importer {
             }
             return report
         }
+    }
+
+    /// What became of the records before a fault in the input, as `report` counts them.
+    static func before(_ report: ImportReport) -> String {
+        let (read, imported) = (report.recordsRead, report.recordsImported)
+        let records = read == 1 ? "the record before it" : "the \(read) records before it"
+        if read == 0 { return "nothing was imported" }
+        if imported == read { return read == 1 ? "\(records) was imported" : "\(records) were imported" }
+        var others = ["\(report.rejectedCount) rejected"]
+        if report.recordsSkipped > 0 { others.append("\(report.recordsSkipped) skipped") }
+        let landed = imported == 0 ? "none was imported" : "\(imported) \(imported == 1 ? "was" : "were") imported"
+        return "of \(records), \(landed) (\(others.joined(separator: ", ")))"
     }
 
     /// The options a checkpoint holds: those that change what the records mean.

@@ -13,8 +13,10 @@ import Trove
         let report = try importer.importJSON(Data(contentsOf: sampleURL), into: "Photo", root: "photos.photo")
         let inserted = report.entities["Photo"]?.inserted             // 1992
         let firstRejection = report.rejected.first?.description        // record 106 at views: Photo.views: not a number (got "lots", expected integer64)
+        let rejectedCount = report.rejectedCount                       // 9
 
         #expect(inserted == 1992)
+        #expect(rejectedCount == 9)
         #expect(firstRejection == #"record 106 at views: Photo.views: not a number (got "lots", expected integer64)"#)
     }
 
