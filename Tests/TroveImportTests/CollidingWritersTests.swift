@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import Trove
 @testable import TroveImport
@@ -131,5 +132,34 @@ import TroveTesting
         importer.beforeBatchSave = { saves += 1 }
         _ = try importer.importRecords(try records(tagged: false), into: "Photo")
         #expect(saves == 1)
+    }
+
+    /// Four contexts of one store (a file, then memory) importing overlapping records on four
+    /// threads at once, round after round: every import succeeds, with exact counts.
+    @Test(arguments: [false, true])
+    func severalContextsOfOneStoreImportingAtOnceAllLand(inMemory: Bool) throws {
+        let container = inMemory ? try Container(store: SQLiteStore(inMemoryWith: try Self.model())) : mine
+        let rounds = 10, photos = 60, owners = 6
+        for round in 0..<rounds {
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { worker in
+                let records = (0..<photos).map { i in
+                    let tags = worker == 3 ? #", "tags": ["t\#(round)", "common"]"# : ""
+                    return #"{"id": "p\#(round)-\#(worker % 2)-\#(i)", "title": "T", "owner": {"nsid": "o\#(round)-\#((i + worker) % owners)", "name": "N"}\#(tags)}"#
+                }
+                do {
+                    _ = try Importer(context: container.newBackgroundContext(), options: ImportOptions(batchSize: 3))
+                        .importJSON(Data(("[" + records.joined(separator: ",") + "]").utf8), into: "Photo")
+                } catch {
+                    failures.withLock { $0.append("worker \(worker): \(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+            let check = container.newBackgroundContext()
+            #expect(try check.fetchCount("Owner") == (round + 1) * owners)
+            #expect(try check.fetchCount("Photo") == (round + 1) * photos * 2)
+            #expect(try check.fetchCount("Tag") == (round + 1) + 1)
+            #expect(try check.fetchCount("Photo", where: "owner == nil") == 0)
+        }
     }
 }
