@@ -3,7 +3,7 @@ import Foundation
 import Trove
 
 /// `trove count STORE ENTITY`: prints how many objects a predicate selects.
-struct CountCommand: ParsableCommand {
+struct CountCommand: PredicateArgumentsCommand {
     static let configuration = CommandConfiguration(
         commandName: "count",
         abstract: "Print the number of objects of an entity that match a predicate.",
@@ -11,6 +11,11 @@ struct CountCommand: ParsableCommand {
 
     @OptionGroup var store: StoreArgument
     @OptionGroup var selection: SelectionOptions
+
+    var predicateArguments: [String] {
+        get { selection.arguments }
+        set { selection.arguments = newValue }
+    }
 
     func run() throws {
         let selected = try Selection(store: store, entityName: selection.entity,

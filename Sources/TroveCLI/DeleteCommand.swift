@@ -4,7 +4,7 @@ import Trove
 
 /// `trove delete STORE ENTITY --where PREDICATE`: deletes the objects a predicate selects,
 /// applying delete rules, in one save.
-struct DeleteCommand: ParsableCommand {
+struct DeleteCommand: PredicateArgumentsCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete the objects of an entity that match a predicate.",
@@ -24,16 +24,16 @@ struct DeleteCommand: ParsableCommand {
             help: ArgumentHelp("A predicate in Apple's format syntax selecting the objects to delete.", valueName: "PREDICATE"))
     var predicate: String
 
-    @Option(name: .customLong("arg"),
-            help: ArgumentHelp("A value for the next %@ of --where, read as the type of the key it is compared with. Repeat for each %@.",
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue,  // so that `--arg -5` is a value
+            help: ArgumentHelp("A value for the next %@ of --where, read as the type of the key it is compared with. Repeat for each %@; a value may start with '-' (--arg -5).",
                                valueName: "VALUE"))
-    var arguments: [String] = []
+    var predicateArguments: [String] = []
 
     @Flag(help: "Delete nothing: print the objects that would be deleted (with those delete rules reach) on stdout.")
     var dryRun = false
 
     func run() throws {
-        let selected = try Selection(store: store, entityName: entity, predicate: predicate, arguments: arguments)
+        let selected = try Selection(store: store, entityName: entity, predicate: predicate, arguments: predicateArguments)
         let context = try Container(store: selected.store).newBackgroundContext()
         let matches = Array(try context.fetch(selected.fetchRequest))
         for object in matches { try context.delete(object) }

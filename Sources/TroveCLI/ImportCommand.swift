@@ -172,7 +172,7 @@ struct ImportCommand: ParsableCommand {
             _ = try parsed.checked(for: entity, in: model)
             return parsed
         } catch {
-            throw CLIFailure(.usage, "--sync-scope: \(error)")
+            throw CLIFailure(CLIFailure.status(of: error), "--sync-scope: \(error)")
         }
     }
 

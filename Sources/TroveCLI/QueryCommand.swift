@@ -4,7 +4,7 @@ import Trove
 
 /// `trove query STORE ENTITY`: prints the objects a predicate selects, in an order, as a table,
 /// JSON, NDJSON or CSV.
-struct QueryCommand: ParsableCommand {
+struct QueryCommand: PredicateArgumentsCommand {
     static let configuration = CommandConfiguration(
         commandName: "query",
         abstract: "Print the objects of an entity that match a predicate.",
@@ -18,6 +18,11 @@ struct QueryCommand: ParsableCommand {
 
     @OptionGroup var store: StoreArgument
     @OptionGroup var selection: SelectionOptions
+
+    var predicateArguments: [String] {
+        get { selection.arguments }
+        set { selection.arguments = newValue }
+    }
 
     @Option(parsing: .unconditional,  // so that `--sort -views` reads "-views" as the value
             help: ArgumentHelp("Sort keys, separated by commas: '-' before a key sorts descending, ':ci' after it ignores case (for example name,-views,title:ci).",
@@ -75,7 +80,7 @@ struct QueryCommand: ParsableCommand {
             return descriptors
         } catch {
             let text = error.code == .syntax ? error.description : error.message
-            throw CLIFailure(.usage, "--sort: \(text)")
+            throw CLIFailure(CLIFailure.status(of: error), "--sort: \(text)")
         }
     }
 }

@@ -11,16 +11,10 @@ struct SelectionOptions: ParsableArguments {
             help: ArgumentHelp("A predicate in Apple's format syntax, such as \"views > %@ AND title CONTAINS[c] %@\".", valueName: "PREDICATE"))
     var predicate: String?
 
-    @Option(name: .customLong("arg"),
-            help: ArgumentHelp("A value for the next %@ of --where, read as the type of the key it is compared with (ISO 8601 for dates, true/false for booleans). Repeat for each %@.",
+    @Option(name: .customLong("arg"), parsing: .unconditionalSingleValue,  // so that `--arg -5` is a value
+            help: ArgumentHelp("A value for the next %@ of --where, read as the type of the key it is compared with (ISO 8601 for dates, true/false for booleans). Repeat for each %@; a value may start with '-' (--arg -5).",
                                valueName: "VALUE"))
     var arguments: [String] = []
-
-    func validate() throws {
-        if predicate == nil, !arguments.isEmpty {
-            throw ValidationError("--arg fills the %@ placeholders of --where; give a --where PREDICATE with one %@ per --arg")
-        }
-    }
 }
 
 /// A store opened for a command, the entity named on the command line, and the predicate
@@ -32,8 +26,13 @@ struct Selection {
 
     /// Opens the store at `path` and resolves `entityName`, `predicate` and its `arguments`.
     /// - Throws: the store's error (exit 3), or a ``CLIFailure`` with status 1 for an unknown
-    ///   entity or a predicate that does not parse, fit the entity, or take its arguments.
+    ///   entity, `--arg`s without `--where`, or a predicate that does not parse, fit the
+    ///   entity, or take its arguments
+    ///   (status 2 for one past ``PredicateLimits``).
     init(store path: StoreArgument, entityName: String, predicate format: String?, arguments: [String]) throws {
+        if format == nil, !arguments.isEmpty {
+            throw CLIFailure(.usage, "--arg fills the %@ placeholders of --where; give a --where PREDICATE with one %@ per --arg")
+        }
         store = try SQLiteStore(url: path.url)
         let model = store.model
         entity = try Self.entity(named: entityName, in: model, of: path)
@@ -46,7 +45,7 @@ struct Selection {
             _ = try parsed.checked(for: entity, in: model)
             predicate = parsed
         } catch {
-            throw CLIFailure(.usage, "--where: \(error)")
+            throw CLIFailure(CLIFailure.status(of: error), "--where: \(error)")
         }
     }
 

@@ -20,7 +20,12 @@ struct TroveCommand: ParsableCommand {
     /// Runs the command, mapping every failure to the exit codes of DESIGN.md's contract.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            let (arguments, values) = PredicateArguments.split(Array(CommandLine.arguments.dropFirst()))
+            var command = try parseAsRoot(arguments)
+            if let values, var takingArguments = command as? any PredicateArgumentsCommand {
+                takingArguments.predicateArguments = values
+                command = takingArguments
+            }
             try command.run()
         } catch let failure as CLIFailure {
             FileHandle.standardError.write(Data("trove: \(failure.message)\n".utf8))
@@ -60,6 +65,12 @@ struct CLIFailure: Error {
         self.message = message
     }
 
+    /// A predicate that does not parse or fit is a usage error; one past Trove's limits, or
+    /// whose `MATCHES` could not be decided, is bad input.
+    static func status(of error: ObjectPredicateError) -> ExitStatus {
+        error.code == .tooLarge || error.code == .regexGaveUp ? .badInput : .usage
+    }
+
     /// The failure for one of Trove's errors; `nil` for errors of the argument parser.
     init?(_ error: any Error) {
         switch error {
@@ -68,7 +79,7 @@ struct CLIFailure: Error {
         case let error as ModelError: self.init(.badInput, error.description)
         case let error as TroveContext.ValidationError: self.init(.badInput, error.description)
         case let error as ObjectError: self.init(.badInput, error.message)
-        case let error as ObjectPredicateError: self.init(.usage, error.description)
+        case let error as ObjectPredicateError: self.init(Self.status(of: error), error.description)
         case is ArgumentParser.ValidationError, is CleanExit, is ExitCode: return nil
         default:
             guard String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") else {

@@ -71,11 +71,11 @@ extension ObjectContext {
         for id in try source.fetchObjectIDs(query.unbounded, request.unbounded).all where !changedIDs.contains(id) {
             untouched.append(id)
         }
-        func matches(_ object: ManagedObject) -> Bool {
-            !object.isDeleted && (query.predicate?.evaluate(with: object) ?? true)
+        func matches(_ object: ManagedObject) throws -> Bool {
+            try !object.isDeleted && (query.predicate?.evaluate(with: object) ?? true)
         }
-        let updatedMatches = changed.filter(matches).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
-        let insertedMatches = added.filter(matches)
+        let updatedMatches = try changed.filter(matches).sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+        let insertedMatches = try added.filter(matches)
 
         if query.sortDescriptors.isEmpty {
             // Primary-key order, then inserted objects in insertion order: the store's own order.

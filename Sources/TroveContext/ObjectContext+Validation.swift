@@ -97,8 +97,14 @@ extension ObjectContext {
         if let maximum = attribute.maximum, let bound = measure(maximum), let m = measured, m > bound {
             failures.append(failure(.maximum, "\(describe(value, attribute)) is above the maximum \(maximum)"))
         }
-        if let pattern = attribute.regex, case .string(let s) = value, !RegexCache.shared.fullMatch(pattern, s) {
-            failures.append(failure(.regex, "\(value) does not match the pattern \(pattern)"))
+        if let pattern = attribute.regex, case .string(let s) = value {
+            do {
+                if try !RegexMatcher.wholeMatch(s, pattern: pattern, caseInsensitive: false) {
+                    failures.append(failure(.regex, "\(value) does not match the pattern \(pattern)"))
+                }
+            } catch {
+                failures.append(failure(.regex, "\(value) cannot be checked: \(error.message)"))
+            }
         }
         return failures
     }
@@ -122,29 +128,5 @@ extension ObjectContext {
         case .binary(let b): "the length \(b.count)"
         default: "\(value)"
         }
-    }
-}
-
-/// Compiled regular expressions, shared by all contexts (patterns come from the model).
-final class RegexCache: @unchecked Sendable {  // @unchecked: the dictionary is guarded by `lock`.
-    static let shared = RegexCache()
-    private let lock = NSLock()
-    private var compiled: [String: NSRegularExpression] = [:]
-
-    /// Whether `pattern` matches the whole of `string`; an invalid pattern matches nothing
-    /// (model checking rejects invalid patterns before a context sees them).
-    func fullMatch(_ pattern: String, _ string: String) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let regex: NSRegularExpression
-        if let cached = compiled[pattern] {
-            regex = cached
-        } else {
-            guard let made = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
-            compiled[pattern] = made
-            regex = made
-        }
-        let range = NSRange(string.startIndex..., in: string)
-        return regex.firstMatch(in: string, range: range) != nil
     }
 }

@@ -298,11 +298,13 @@ public final class SQLiteStore: PersistentStore {
 
     // MARK: Errors
 
-    /// Runs `body`, turning GRDB's errors into ``StoreError``s that say what was being done.
+    /// Runs `body`, turning GRDB's errors into ``StoreError``s that say what was being done,
+    /// and the failure of a predicate function back into its ``ObjectPredicateError``.
     static func mapErrors<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
+            if let failure = SQLFunctions.evaluationError(in: error.message) { throw failure }
             switch error.resultCode {
             case .SQLITE_NOTADB:
                 throw StoreError(.notATroveStore, "\(doing): the file is not an SQLite database")

@@ -17,7 +17,8 @@ public struct StoreQuery: Sendable {
     public private(set) var offset: Int
 
     /// Checks `request` against `model`.
-    /// - Throws: ``StoreError`` `.unknownEntity`, or the ``ObjectPredicateError`` of the predicate or a sort descriptor.
+    /// - Throws: ``StoreError`` `.unknownEntity`, or the ``ObjectPredicateError`` of the predicate or a sort descriptor
+    ///   (``ObjectPredicateError/Code/tooLarge`` past ``PredicateLimits``).
     public init(_ request: FetchRequest, model: Model) throws {
         guard let entity = model.entity(named: request.entityName) else {
             throw StoreError(.unknownEntity,
@@ -26,6 +27,7 @@ public struct StoreQuery: Sendable {
         self.entity = entity
         self.includesSubentities = request.includesSubentities
         self.predicate = try request.predicate?.checked(for: entity, in: model)
+        try PredicateLimits.checkSortKeys(count: request.sortDescriptors.count)
         self.sortDescriptors = try request.sortDescriptors.map { try $0.checked(for: entity, in: model) }
         self.limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         self.offset = max(0, request.fetchOffset)

@@ -181,7 +181,7 @@ struct DerivedFixture {
         let all = try context.fetch(entity)
         let predicate = try ObjectPredicate(format: format)
         let checked = try predicate.checked(for: try #require(context.model.entity(named: entity)), in: context.model)
-        let expected = Set(all.filter { checked.evaluate(with: $0) }.map(\.objectID))
+        let expected = Set(try all.filter { try checked.evaluate(with: $0) }.map(\.objectID))
         var request = FetchRequest(entityName: entity)
         request.predicate = predicate
         let fetched = try fixture.container.newBackgroundContext().fetchObjectIDs(request)

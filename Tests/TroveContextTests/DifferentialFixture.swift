@@ -78,7 +78,7 @@ struct DifferentialStore {
     /// What the in-memory evaluator selects, in primary-key order.
     func memoryObjects(_ entity: String, _ predicate: ObjectPredicate) throws -> [ManagedObject] {
         let checked = try predicate.checked(for: try #require(model.entity(named: entity)), in: model)
-        return try allObjects(entity).filter { checked.evaluate(with: $0) }
+        return try allObjects(entity).filter { try checked.evaluate(with: $0) }
     }
 
     /// The objects in memory, sorted by `descriptors` with the primary key breaking ties.

@@ -130,9 +130,9 @@ import TroveTesting
             }
         }
         let checked = try ObjectPredicate(format: "selected == YES").checked(for: ann.entity, in: context.model)
-        #expect(checked.evaluate(with: ann))
+        #expect(try checked.evaluate(with: ann))
         let bob = try #require(try context.fetchFirst("Photographer", where: "id == 'bob'"))
-        #expect(!checked.evaluate(with: bob))
+        #expect(try !checked.evaluate(with: bob))
     }
 
     /// Resolving a conflict by a merge policy keeps transient values; folding a duplicate insert

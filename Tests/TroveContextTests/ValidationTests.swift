@@ -94,4 +94,35 @@ import TroveTesting
         #expect(error.conflicts.map(\.objectID) == [account.objectID])
         #expect(account.isUpdated, "the context keeps its change")
     }
+
+    /// The pattern must match the whole value: ICU's `$` also matches before a final newline,
+    /// so an anchoring with `^…$` let `"abc\n"` pass `[a-z]+`.
+    @Test func aRegexRuleMatchesTheWholeValueEvenBeforeAFinalNewline() throws {
+        let dir = try TemporaryDirectory()
+        let context = try Container(model: Self.model(), url: dir.file("v.trove")).newBackgroundContext()
+        let account = try context.insert("Account")
+        try account.setValue("abc\n", forKey: "handle")
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.failures.map(\.rule) == [.regex])
+        #expect(error.failures.first?.message.hasSuffix(" does not match the pattern [a-z][a-z0-9_]*") == true)
+        try account.setValue("abc", forKey: "handle")
+        try context.save()
+    }
+
+    /// A value the pattern's engine gives up on is refused with the reason, not let through.
+    @Test func aRegexRuleTheEngineGivesUpOnFailsTheSave() throws {
+        let model = try Model {
+            Entity("Note") { Attribute("text", .string, regex: "((a+)+c)|a*!") }
+        }
+        let dir = try TemporaryDirectory()
+        let context = try Container(model: model, url: dir.file("n.trove")).newBackgroundContext()
+        let note = try context.insert("Note")
+        try note.setValue(String(repeating: "a", count: 30) + "!", forKey: "text")
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.failures.map(\.rule) == [.regex])
+        #expect(error.failures.first?.message.contains("cannot be checked: the regular expression \"((a+)+c)|a*!\" gave up") == true)
+        var stored = FetchRequest(entityName: "Note")
+        stored.includesPendingChanges = false
+        #expect(try context.count(for: stored) == 0)
+    }
 }

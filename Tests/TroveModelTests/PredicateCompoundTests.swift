@@ -29,7 +29,7 @@ import TroveModel
         let model = try PhotoModel.model(), photo = try PhotoModel.entity("Photo")
         let either = ObjectPredicate.or([try parsed("views > 60"), try parsed("title BEGINSWITH 'M'")])
         let checked = try ObjectPredicate.and([either, .not(try parsed("uniqueId == 'p3'"))]).checked(for: photo, in: model)
-        #expect(library.photos.filter { checked.evaluate(with: $0) }.map(\.id) == ["p4"])
+        #expect(try library.photos.filter { try checked.evaluate(with: $0) }.map(\.id) == ["p4"])
     }
 
     @Test func anErrorShowsItsOwnPartsTextAndColumn() throws {

@@ -87,7 +87,8 @@ struct PredicateSyntaxErrorTests {
     func deepNestingIsAnErrorNotAStackOverflow(prefix: String, opener: String) {
         let format = prefix + String(repeating: opener, count: 100_000) + "a = 1"
         let error = #expect(throws: ObjectPredicateError.self) { try ObjectPredicate(format: format) }
-        #expect(error?.message == "the predicate nests deeper than 100 levels")
+        #expect(error?.code == .tooLarge)
+        #expect(error?.message == "the predicate nests deeper than 100 levels; write it with less nesting")
         let fine = String(repeating: "(", count: 99) + "a = 1" + String(repeating: ")", count: 99)
         #expect(throws: Never.self) { try ObjectPredicate(format: fine) }
     }

@@ -120,7 +120,7 @@ struct PhotoLibrary {
         let checked = try ObjectPredicate(format: format, arguments: arguments)
             .checked(for: try PhotoModel.entity(entityName), in: try PhotoModel.model())
         let objects = entityName == "Photo" ? photos : photographers
-        return objects.filter { checked.evaluate(with: $0) }.map(\.id).sorted()
+        return try objects.filter { try checked.evaluate(with: $0) }.map(\.id).sorted()
     }
 }
 

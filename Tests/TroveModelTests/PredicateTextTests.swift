@@ -90,8 +90,41 @@ struct PredicateTextTests {
         ("abc", "(", [], false),
         ("Straße", "stra(ss|ß)e", [.caseInsensitive], true),
     ] as [(String, String, StringOptions, Bool)])
-    func matches(value: String, regex: String, options: StringOptions, expected: Bool) {
-        #expect(PredicateText.matches(value, regex: regex, options: options) == expected)
+    func matches(value: String, regex: String, options: StringOptions, expected: Bool) throws {
+        #expect(try PredicateText.matches(value, regex: regex, options: options) == expected)
+    }
+
+    /// ICU stops such a match without an error; answering "no match" would be wrong (the
+    /// second alternative matches), so the match throws.
+    @Test func catastrophicBacktrackingThrowsInsteadOfAnsweringNo() throws {
+        let value = String(repeating: "a", count: 30) + "!"
+        let error = #expect(throws: ObjectPredicateError.self) {
+            try PredicateText.matches(value, regex: "((a+)+c)|a*!", options: [])
+        }
+        #expect(error?.code == .regexGaveUp)
+        #expect(error?.message.contains("gave up after 5000000 steps on a value of 31 UTF-16 units") == true)
+        #expect(error?.description.hasPrefix("predicate evaluation failed: the regular expression \"((a+)+c)|a*!\"") == true)
+        // A shorter value is decided within the budget, and matches.
+        #expect(try PredicateText.matches(String(repeating: "a", count: 12) + "!", regex: "((a+)+c)|a*!", options: []))
+    }
+
+    @Test func aBacktrackingStackThatRunsOutThrows() {
+        let error = #expect(throws: ObjectPredicateError.self) {
+            try PredicateText.matches(String(repeating: "a", count: 1_000_000), regex: "(a|b)*", options: [])
+        }
+        #expect(error?.code == .regexGaveUp)
+        #expect(error?.message.contains("ran out of backtracking stack") == true)
+    }
+
+    @Test func compiledPatternsAreBoundedByCount() throws {
+        for index in 0..<(RegexMatcher.cacheCapacity + 50) {
+            #expect(try PredicateText.matches("x\(index)", regex: "x\(index)", options: []))
+        }
+        #expect(RegexMatcher.cachedPatternCount <= RegexMatcher.cacheCapacity)
+        // A pattern longer than the whole cache is compiled for its match and not kept.
+        let long = String(repeating: "a", count: RegexMatcher.cacheCharacterCapacity + 1)
+        #expect(try PredicateText.matches(long, regex: long, options: []))
+        #expect(RegexMatcher.cachedPatternCount <= RegexMatcher.cacheCapacity)
     }
 
     @Test func localizedStandardOrder() {

@@ -3,8 +3,10 @@ import Foundation
 extension CheckedPredicate {
     /// Whether `subject` (an object of ``entityName`` or a sub-entity) matches, with the meaning
     /// stated on ``CheckedPredicate``.
-    public func evaluate(with subject: some PredicateSubject) -> Bool {
-        PredicateEvaluator(bindings: []).matches(root, subject)
+    /// - Throws: ``ObjectPredicateError/Code/regexGaveUp`` when a `MATCHES` cannot be decided
+    ///   (the regular-expression engine gave up on the value).
+    public func evaluate(with subject: some PredicateSubject) throws(ObjectPredicateError) -> Bool {
+        try PredicateEvaluator(bindings: []).matches(root, subject)
     }
 }
 
@@ -13,14 +15,22 @@ extension CheckedPredicate {
 struct PredicateEvaluator {
     var bindings: [(name: String, subject: any PredicateSubject)]
 
-    func matches(_ node: CheckedPredicate.Node, _ subject: any PredicateSubject) -> Bool {
+    func matches(_ node: CheckedPredicate.Node, _ subject: any PredicateSubject) throws(ObjectPredicateError) -> Bool {
         switch node {
-        case .constant(let value): value
-        case .not(let operand): !matches(operand, subject)
-        case .and(let parts): parts.allSatisfy { matches($0, subject) }
-        case .or(let parts): parts.contains { matches($0, subject) }
-        case .comparison(let comparison): matches(comparison, subject)
-        case .objects(let comparison): matches(comparison, subject)
+        case .constant(let value):
+            return value
+        case .not(let operand):
+            return try !matches(operand, subject)
+        case .and(let parts):
+            for part in parts where try !matches(part, subject) { return false }
+            return true
+        case .or(let parts):
+            for part in parts where try matches(part, subject) { return true }
+            return false
+        case .comparison(let comparison):
+            return try matches(comparison, subject)
+        case .objects(let comparison):
+            return matches(comparison, subject)
         }
     }
 
@@ -41,20 +51,21 @@ struct PredicateEvaluator {
         }
     }
 
-    private func matches(_ comparison: CheckedPredicate.Comparison, _ subject: any PredicateSubject) -> Bool {
-        let right = operand(comparison.right, subject)
-        func test(_ left: AttributeValue) -> Bool {
-            Self.compare(left, comparison.op, right, options: comparison.options)
+    private func matches(_ comparison: CheckedPredicate.Comparison, _ subject: any PredicateSubject) throws(ObjectPredicateError) -> Bool {
+        let right = try operand(comparison.right, subject)
+        func test(_ left: AttributeValue) throws(ObjectPredicateError) -> Bool {
+            try Self.compare(left, comparison.op, right, options: comparison.options)
         }
         guard comparison.modifier != .direct, case .keyPath(let path) = comparison.left else {
-            return test(value(of: comparison.left, subject))
+            return try test(try value(of: comparison.left, subject))
         }
         let values = manyValues(of: path, subject)
-        switch comparison.modifier {
-        case .any: return values.contains(where: test)
-        case .all: return values.allSatisfy(test)
-        case .none, .direct: return !values.contains(where: test)
+        // ANY: one value passes; ALL: no value fails; NONE: no value passes.
+        let wanted = comparison.modifier != .all
+        for value in values where try test(value) == wanted {
+            return comparison.modifier == .any
         }
+        return comparison.modifier != .any
     }
 
     // MARK: Operands
@@ -65,17 +76,17 @@ struct PredicateEvaluator {
         case list([AttributeValue])
     }
 
-    private func operand(_ operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) -> Evaluated {
+    private func operand(_ operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) throws(ObjectPredicateError) -> Evaluated {
         if case .list(let values) = operand { return .list(values) }
-        return .one(value(of: operand, subject))
+        return .one(try value(of: operand, subject))
     }
 
-    private func value(of operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) -> AttributeValue {
+    private func value(of operand: CheckedPredicate.Operand, _ subject: any PredicateSubject) throws(ObjectPredicateError) -> AttributeValue {
         switch operand {
         case .value(let value): value
         case .list: .null
         case .keyPath(let path): value(of: path, subject)
-        case .aggregate(let function, let collection, let key): aggregate(function, elements(of: collection, subject), key: key)
+        case .aggregate(let function, let collection, let key): aggregate(function, try elements(of: collection, subject), key: key)
         }
     }
 
@@ -134,17 +145,18 @@ struct PredicateEvaluator {
 
     // MARK: Aggregates
 
-    private func elements(of collection: CheckedPredicate.Collection, _ subject: any PredicateSubject) -> [any PredicateSubject] {
+    private func elements(of collection: CheckedPredicate.Collection, _ subject: any PredicateSubject) throws(ObjectPredicateError) -> [any PredicateSubject] {
         switch collection {
         case .keyPath(let path):
             return objects(along: path.steps[...], from: start(of: path, subject))
         case .subquery(let subquery):
-            let all = objects(along: subquery.collection.steps[...], from: start(of: subquery.collection, subject))
-            return all.filter { element in
-                var inner = self
-                inner.bindings.append((subquery.variable, element))
-                return inner.matches(subquery.predicate, subject)
+            var inner = self
+            var kept: [any PredicateSubject] = []
+            for element in objects(along: subquery.collection.steps[...], from: start(of: subquery.collection, subject)) {
+                inner.bindings = bindings + [(subquery.variable, element)]
+                if try inner.matches(subquery.predicate, subject) { kept.append(element) }
             }
+            return kept
         }
     }
 
@@ -168,7 +180,7 @@ struct PredicateEvaluator {
 
     // MARK: Comparing
 
-    private static func compare(_ left: AttributeValue, _ op: ObjectPredicate.Operator, _ right: Evaluated, options: StringOptions) -> Bool {
+    private static func compare(_ left: AttributeValue, _ op: ObjectPredicate.Operator, _ right: Evaluated, options: StringOptions) throws(ObjectPredicateError) -> Bool {
         switch (op, right) {
         case (.in, .list(let values)):
             return values.contains { PredicateValueOrder.equal(left, $0, options: options) }
@@ -198,7 +210,7 @@ struct PredicateEvaluator {
             case .beginsWith: return PredicateText.hasPrefix(text, operand, options: options)
             case .endsWith: return PredicateText.hasSuffix(text, operand, options: options)
             case .like: return PredicateText.like(text, pattern: operand, options: options)
-            case .matches: return PredicateText.matches(text, regex: operand, options: options)
+            case .matches: return try PredicateText.matches(text, regex: operand, options: options)
             default: return false
             }
         }

@@ -12,7 +12,7 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
     /// The kind of problem; new kinds may be added.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Raw: String, Sendable, Hashable {
-            case syntax, argument, unknownKey, keyPath, typeMismatch, unboundVariable, invalidRegex, unsupported
+            case syntax, argument, unknownKey, keyPath, typeMismatch, unboundVariable, invalidRegex, unsupported, tooLarge, regexGaveUp
         }
 
         private let raw: Raw
@@ -36,6 +36,13 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
         /// A construct of a typed predicate (`#Predicate`) or `SortDescriptor` that has no
         /// translation; the message names it.
         public static let unsupported = Code(.unsupported)
+        /// The predicate or sort list goes past one of ``PredicateLimits``; the message names
+        /// the limit. Bad input, refused before any SQL runs.
+        public static let tooLarge = Code(.tooLarge)
+        /// Evaluating `MATCHES` failed: the regular-expression engine gave up on a value (too
+        /// much backtracking, or its stack ran out), so whether it matches is unknown. Thrown
+        /// while fetching or evaluating, never taken as "no match".
+        public static let regexGaveUp = Code(.regexGaveUp)
 
         /// The code's name, such as `unknownKey`.
         public var description: String { raw.rawValue }
@@ -64,7 +71,7 @@ public struct ObjectPredicateError: Error, Sendable, Hashable, CustomStringConve
 
     /// The message for a person: kind, column, what is wrong, and the text with a caret.
     public var description: String {
-        var head = code == .syntax ? "syntax error" : "invalid predicate"
+        var head = code == .syntax ? "syntax error" : code == .regexGaveUp ? "predicate evaluation failed" : "invalid predicate"
         if let column { head += " at column \(column)" }
         var text = head + ": " + message
         if let source, let column, !source.contains(where: \.isNewline) {

@@ -59,7 +59,7 @@ extension PredicateChecker {
         let isEquality = op == .equal || op == .notEqual
         if case .relationship = left.kind, !(isEquality && isNil(right)) { throw relationshipMisused(left) }
         if case .relationship = right.kind, !(isEquality && isNil(left)) { throw relationshipMisused(right) }
-        if op == .matches, case .value(.string(let pattern)) = right.operand, let problem = PredicateText.regexProblem(pattern) {
+        if op == .matches, case .value(.string(let pattern)) = right.operand, let problem = RegexMatcher.problem(with: pattern) {
             throw ObjectPredicateError(.invalidRegex, problem, column: column)
         }
         return CheckedPredicate.Comparison(

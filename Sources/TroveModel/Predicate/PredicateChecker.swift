@@ -12,9 +12,11 @@ extension ObjectPredicate {
     /// String operators and `[c]`/`[d]` need string, character or URI operands.
     /// - Throws: ``ObjectPredicateError`` (``ObjectPredicateError/Code/unknownKey`` with suggestions,
     ///   ``ObjectPredicateError/Code/keyPath``, ``ObjectPredicateError/Code/typeMismatch``,
-    ///   ``ObjectPredicateError/Code/unboundVariable``, ``ObjectPredicateError/Code/invalidRegex``).
+    ///   ``ObjectPredicateError/Code/unboundVariable``, ``ObjectPredicateError/Code/invalidRegex``,
+    ///   ``ObjectPredicateError/Code/tooLarge`` past one of ``PredicateLimits``).
     public func checked(for entity: Entity, in model: Model) throws(ObjectPredicateError) -> CheckedPredicate {
         do {
+            try PredicateLimits.check(self.root)
             var checker = PredicateChecker(model: model)
             let root = try checker.check(self.root, entity: entity)
             return CheckedPredicate(entityName: entity.name, root: root, predicate: self)

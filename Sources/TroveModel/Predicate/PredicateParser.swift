@@ -60,10 +60,10 @@ struct PredicateParser {
     private var argumentIndex = 0
     /// The `SUBQUERY` variables in scope, innermost last.
     private var scope: [String] = []
-    /// How deep `NOT`, parentheses, lists and `SUBQUERY`s nest here; bounded so that hostile
-    /// input cannot exhaust the stack of the parser, the checker or the evaluators.
+    /// How deep `NOT`, parentheses, lists and `SUBQUERY`s nest here; bounded by
+    /// ``PredicateLimits/maximumTextDepth`` so that hostile input cannot exhaust the stack of the
+    /// parser, the checker or the evaluators.
     private var depth = 0
-    static let maximumDepth = 100
 
     init(format: String, arguments: [PredicateArgumentValue]) throws(ObjectPredicateError) {
         self.tokens = try PredicateLexer.tokens(of: format)
@@ -136,8 +136,8 @@ struct PredicateParser {
     /// Counts one more level of nesting at `token`; pair with `depth -= 1`.
     private mutating func nest(at token: PredicateToken) throws(ObjectPredicateError) {
         depth += 1
-        guard depth <= Self.maximumDepth else {
-            throw syntax("the predicate nests deeper than \(Self.maximumDepth) levels", at: token)
+        guard depth <= PredicateLimits.maximumTextDepth else {
+            throw ObjectPredicateError(.tooLarge, PredicateLimits.textNestingMessage, column: token.column)
         }
     }
 

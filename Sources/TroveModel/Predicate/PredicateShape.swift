@@ -154,7 +154,7 @@ extension CheckedPredicate {
             let leftType = comparison.right.keyType, rightType = comparison.left.keyType
             guard let left = replacing(comparison.left, type: leftType, with: constants, next: &next),
                   let right = replacing(comparison.right, type: rightType, with: constants, next: &next) else { return nil }
-            if comparison.op == .matches, case .value(.string(let pattern)) = right, PredicateText.regexProblem(pattern) != nil {
+            if comparison.op == .matches, case .value(.string(let pattern)) = right, RegexMatcher.problem(with: pattern) != nil {
                 return nil
             }
             comparison.left = left

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// The string functions behind `[c]`, `[d]`, `LIKE`, `MATCHES` and string sorting: one
 /// definition that both the in-memory evaluator and the SQL store (which registers them as
@@ -161,46 +160,12 @@ public enum PredicateText {
     /// `NSRegularExpression` reads it). `[c]` makes the match case-insensitive; `[d]` removes
     /// diacritics from both value and pattern first. An invalid pattern matches nothing (a
     /// constant pattern is rejected earlier, when the predicate is checked).
-    /// > Note: Compiled patterns are cached (up to 128).
-    public static func matches(_ value: String, regex: String, options: StringOptions) -> Bool {
+    /// > Note: Compiled patterns are cached: the 128 last used, of at most 65,536 characters in all.
+    /// - Throws: ``ObjectPredicateError/Code/regexGaveUp`` when the engine gives up on the value
+    ///   (catastrophic backtracking): the answer is unknown, never taken as `false`.
+    public static func matches(_ value: String, regex: String, options: StringOptions) throws(ObjectPredicateError) -> Bool {
         let diacritics: StringOptions = options.intersection(.diacriticInsensitive)
-        guard let expression = compiledRegex(fold(regex, options: diacritics), caseInsensitive: options.contains(.caseInsensitive)) else {
-            return false
-        }
-        let value = fold(value, options: diacritics)
-        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
-    }
-
-    /// Why `regex` is not a valid pattern, or `nil` when it is.
-    static func regexProblem(_ regex: String) -> String? {
-        do {
-            _ = try NSRegularExpression(pattern: regex)
-            return nil
-        } catch {
-            return "\"\(regex)\" is not a valid regular expression"
-        }
-    }
-
-    private struct RegexKey: Hashable {
-        var pattern: String
-        var caseInsensitive: Bool
-    }
-
-    private static let regexCache = Mutex<[RegexKey: NSRegularExpression]>([:])
-
-    /// The pattern anchored to the whole string, compiled once; `nil` when invalid.
-    private static func compiledRegex(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
-        let key = RegexKey(pattern: pattern, caseInsensitive: caseInsensitive)
-        if let cached = regexCache.withLock({ $0[key] }) { return cached }
-        // Compile the pattern alone first, so that `a)|(b` cannot pair with the anchoring group.
-        guard regexProblem(pattern) == nil,
-              let expression = try? NSRegularExpression(
-                pattern: "\\A(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [])
-        else { return nil }
-        regexCache.withLock { cache in
-            if cache.count >= 128 { cache.removeAll() }
-            cache[key] = expression
-        }
-        return expression
+        return try RegexMatcher.wholeMatch(fold(value, options: diacritics), pattern: fold(regex, options: diacritics),
+                                           caseInsensitive: options.contains(.caseInsensitive))
     }
 }

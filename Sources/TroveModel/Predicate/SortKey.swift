@@ -52,7 +52,8 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
     ///
     /// `"name,-views,title:ci"` is name ascending, then views descending, then title ascending
     /// ignoring case. Keys are not checked against a model here (see ``checked(for:in:)``).
-    /// - Throws: ``ObjectPredicateError`` with ``ObjectPredicateError/Code/syntax`` and the column.
+    /// - Throws: ``ObjectPredicateError`` with ``ObjectPredicateError/Code/syntax`` and the column;
+    ///   ``ObjectPredicateError/Code/tooLarge`` for more than ``PredicateLimits/maximumSortKeys`` keys.
     public static func parse(_ text: String) throws(ObjectPredicateError) -> [SortKey] {
         var descriptors: [SortKey] = []
         var column = 1
@@ -86,6 +87,7 @@ public struct SortKey: Sendable, Hashable, CustomStringConvertible {
             }
             descriptors.append(SortKey(String(rest), ascending: ascending, comparison: comparison))
         }
+        try PredicateLimits.checkSortKeys(count: descriptors.count)
         return descriptors
     }
 

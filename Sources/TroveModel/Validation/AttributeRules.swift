@@ -79,7 +79,7 @@ enum AttributeRegexRule: ModelRule {
                     findings.append(ModelIssue(
                         path: path,
                         message: "\(label): regex applies only to string attributes, not \(attribute.type.rawValue); remove it"))
-                } else if (try? NSRegularExpression(pattern: regex)) == nil {
+                } else if RegexMatcher.problem(with: regex) != nil {
                     findings.append(ModelIssue(
                         path: path,
                         message: "\(label): regex \(AttributeValue.string(regex)) is not a valid regular expression; fix its syntax"))

@@ -72,22 +72,38 @@ enum SQLFunctions {
             }
         }
 
-        func run(_ value: String, _ operand: String, _ options: StringOptions) -> Bool {
+        func run(_ value: String, _ operand: String, _ options: StringOptions) throws(ObjectPredicateError) -> Bool {
             switch self {
             case .contains: PredicateText.contains(value, operand, options: options)
             case .beginsWith: PredicateText.hasPrefix(value, operand, options: options)
             case .endsWith: PredicateText.hasSuffix(value, operand, options: options)
             case .like: PredicateText.like(value, pattern: operand, options: options)
-            case .matches: PredicateText.matches(value, regex: operand, options: options)
+            case .matches: try PredicateText.matches(value, regex: operand, options: options)
             }
         }
     }
 
     /// `trove_<operator>(text, operand, options)`: 1, 0, or NULL when either string is NULL.
+    /// When the operator cannot answer (`MATCHES` whose engine gave up) the statement fails
+    /// with the error's message after ``evaluationErrorPrefix``, which ``evaluationError(in:)``
+    /// turns back into the ``ObjectPredicateError``.
     private static let stringTest: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         guard let arguments, let test = StringTest(rawValue: Int(bitPattern: sqlite3_user_data(context))),
               let value = text(arguments[0]), let operand = text(arguments[1]) else { return sqlite3_result_null(context) }
-        sqlite3_result_int(context, test.run(value, operand, options(arguments[2])) ? 1 : 0)
+        do throws(ObjectPredicateError) {
+            sqlite3_result_int(context, try test.run(value, operand, options(arguments[2])) ? 1 : 0)
+        } catch {
+            sqlite3_result_error(context, evaluationErrorPrefix + error.message, -1)
+        }
+    }
+
+    /// Starts the SQLite error message of a predicate function that could not answer.
+    private static let evaluationErrorPrefix = "trove: regex gave up: "
+
+    /// The predicate error an SQLite error message carries, when a predicate function raised it.
+    static func evaluationError(in message: String?) -> ObjectPredicateError? {
+        guard let message, message.hasPrefix(evaluationErrorPrefix) else { return nil }
+        return ObjectPredicateError(.regexGaveUp, String(message.dropFirst(evaluationErrorPrefix.count)))
     }
 
     // MARK: Aggregates

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+
+/// Whole-string matching of ICU regular expressions (as `NSRegularExpression` reads them) with
+/// a bounded amount of work: the one matcher behind `MATCHES` and the model's `regex` rules.
+///
+/// A pattern is anchored with `\A(?:…)\z`, so `$` cannot match before a final newline. ICU
+/// backtracks, and some patterns (`(a+)+c` against a run of `a`s) take exponential time; past
+/// ``stepBudget`` the match stops, and so does a match whose backtracking stack runs out. Either
+/// way the answer is unknown, so ``wholeMatch(_:pattern:caseInsensitive:)`` throws
+/// ``ObjectPredicateError/Code/regexGaveUp`` rather than answer "no match".
+///
+/// Compiled patterns are kept in a cache of at most ``cacheCapacity`` patterns and
+/// ``cacheCharacterCapacity`` pattern characters, the least recently used evicted first.
+package enum RegexMatcher {
+    /// How much backtracking one match may do, in ICU's ticks of 10,000 engine steps (ICU
+    /// reports progress once a tick): 500 ticks are 5 million steps, about a second. Measured:
+    /// linear patterns over a megabyte of text use under 100 ticks; ICU itself stops (without
+    /// saying so) near 4,200 ticks, which this budget stays well under.
+    package static let stepBudget = 500
+    /// The most compiled patterns kept.
+    package static let cacheCapacity = 128
+    /// The most pattern characters (UTF-16 units) kept in all; a longer pattern is compiled
+    /// for each match and not kept.
+    package static let cacheCharacterCapacity = 64 * 1024
+
+    /// Whether `value` as a whole matches `pattern`; an invalid pattern matches nothing (the
+    /// callers reject constant patterns before any match, with ``problem(with:)``).
+    /// - Throws: ``ObjectPredicateError/Code/regexGaveUp`` when the engine gives up (the step
+    ///   budget is spent or its stack runs out).
+    package static func wholeMatch(_ value: String, pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
+        guard let expression = compiled(pattern, caseInsensitive: caseInsensitive) else { return false }
+        var matched = false, ticks = 0, failed = false
+        expression.enumerateMatches(in: value, options: [.reportProgress, .reportCompletion],
+                                    range: NSRange(value.startIndex..., in: value)) { result, flags, stop in
+            if result != nil {
+                matched = true
+                stop.pointee = true
+            } else if flags.contains(.progress) {
+                ticks += 1
+                if ticks >= stepBudget { stop.pointee = true }
+            } else if flags.contains(.internalError) {
+                failed = true
+            }
+        }
+        if matched { return true }
+        guard ticks < stepBudget, !failed else {
+            let why = failed ? "ran out of backtracking stack" : "gave up after \(stepBudget * 10_000) steps"
+            throw ObjectPredicateError(
+                .regexGaveUp,
+                "the regular expression \(quoted(pattern)) \(why) on a value of \(value.utf16.count) UTF-16 units, so whether it"
+                    + " matches is unknown; simplify the pattern (nested repetition such as (a+)+ backtracks exponentially)")
+        }
+        return false
+    }
+
+    /// Why `pattern` is not a valid regular expression, or `nil` when it is.
+    package static func problem(with pattern: String) -> String? {
+        do {
+            _ = try NSRegularExpression(pattern: pattern)
+            return nil
+        } catch {
+            return "\(quoted(pattern)) is not a valid regular expression"
+        }
+    }
+
+    private static func quoted(_ pattern: String) -> String {
+        "\"" + (pattern.count > 80 ? pattern.prefix(80) + "…" : pattern) + "\""
+    }
+
+    // MARK: Cache
+
+    private struct Key: Hashable {
+        var pattern: String
+        var caseInsensitive: Bool
+    }
+
+    /// Compiled patterns with the tick of their last use.
+    private struct Cache {
+        var entries: [Key: (expression: NSRegularExpression, lastUse: UInt64)] = [:]
+        var characters = 0
+        var clock: UInt64 = 0
+
+        mutating func expression(for key: Key) -> NSRegularExpression? {
+            clock += 1
+            guard let entry = entries[key] else { return nil }
+            entries[key] = (entry.expression, clock)
+            return entry.expression
+        }
+
+        mutating func insert(_ expression: NSRegularExpression, for key: Key) {
+            let size = key.pattern.utf16.count
+            guard size <= cacheCharacterCapacity, entries[key] == nil else { return }
+            while !entries.isEmpty, entries.count >= cacheCapacity || characters + size > cacheCharacterCapacity {
+                guard let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { break }
+                entries[oldest] = nil
+                characters -= oldest.pattern.utf16.count
+            }
+            clock += 1
+            entries[key] = (expression, clock)
+            characters += size
+        }
+    }
+
+    private static let cache = Mutex(Cache())
+
+    /// How many compiled patterns are kept now (for tests of the bound).
+    package static var cachedPatternCount: Int { cache.withLock { $0.entries.count } }
+
+    /// The pattern anchored to the whole string, compiled once; `nil` when invalid.
+    private static func compiled(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
+        let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
+        if let cached = cache.withLock({ $0.expression(for: key) }) { return cached }
+        // Compile the pattern alone first, so that `a)|(b` cannot pair with the anchoring group.
+        guard problem(with: pattern) == nil,
+              let expression = try? NSRegularExpression(
+                pattern: "\\A(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        else { return nil }
+        cache.withLock { $0.insert(expression, for: key) }
+        return expression
+    }
+}
