@@ -25,15 +25,32 @@ extension Model {
 
     /// Loads a model from a model file; see ``init(fileData:)``.
     /// - Throws: ``ModelError`` listing every problem found, or with one issue at path `$` when the
-    ///   file cannot be read.
+    ///   file cannot be read, is not a regular file (a folder, a device such as `/dev/null`) or is
+    ///   empty.
     public init(contentsOf url: URL) throws(ModelError) {
+        let path = url.path
+        func unreadable(_ reason: String) -> ModelError {
+            ModelError(issues: [ModelIssue(path: ModelPath.root, message: "cannot read the model file \(path): \(reason)")])
+        }
+        let resolved = url.resolvingSymlinksInPath().path
+        // The type is looked at first: reading a device or a folder fails with misleading words.
+        // When it cannot be had, reading the file says why.
+        if let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType,
+           type != .typeRegular {
+            let kind = type == .typeDirectory ? "a folder"
+                : type == .typeCharacterSpecial || type == .typeBlockSpecial ? "a device" : "not a regular file"
+            throw unreadable("it is \(kind), not a model file; give the path of a model file (JSON with an \"entities\" list)")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ModelError(issues: [ModelIssue(
-                path: ModelPath.root,
-                message: "cannot read the model file \(url.path): \(error.localizedDescription)")])
+            let reason = FileManager.default.fileExists(atPath: path)
+                ? error.localizedDescription : "there is no such file; check the path"
+            throw unreadable(reason)
+        }
+        guard !data.isEmpty else {
+            throw unreadable("it is empty, not a model file; a model file is JSON with an \"entities\" list")
         }
         try self.init(fileData: data)
     }

@@ -32,10 +32,22 @@ public struct Model: Sendable, Hashable {
     public let versionHash: String
     private let entityIndexByName: [String: Int]
 
+    /// The most ancestors an entity may have (parent, parent's parent, …). A resolved entity
+    /// carries every inherited property and names every sub-entity, so a chain's resolved size
+    /// grows with the square of its depth; a deeper model is refused with a ``ModelError``.
+    public static let maximumInheritanceDepth = 100
+
+    /// The most columns the table of one inheritance hierarchy may have: SQLite's limit. The
+    /// table has Trove's own columns (`_pk`, `_version`, and `_entity` when the hierarchy has
+    /// sub-entities), one per stored attribute and one per to-one relationship of every entity
+    /// in the hierarchy; a model that needs more is refused with a ``ModelError``.
+    public static let maximumColumnsPerTable = 2000
+
     /// Checks and resolves a model.
     /// - Throws: ``ModelError`` with every problem found.
     public init(keyStyle: KeyStyle = .exact, entities declared: [Entity]) throws(ModelError) {
-        let findings = ModelValidator.findings(in: declared)
+        let hierarchy = DeclaredModel(declared)
+        let findings = ModelValidator.findings(in: hierarchy)
         let errors = findings.filter { $0.severity == .error }
         guard errors.isEmpty else { throw ModelError(issues: errors) }
         self.keyStyle = keyStyle
@@ -44,7 +56,7 @@ public struct Model: Sendable, Hashable {
             var entity = entity
             entity.attributes = entity.attributes.map { $0.normalized() }
             return entity
-        })
+        }, in: hierarchy)
         self.entities = resolved
         self.entityIndexByName = Dictionary(uniqueKeysWithValues: resolved.enumerated().map { ($1.name, $0) })
         self.versionHash = Model.versionHash(of: resolved)
@@ -68,35 +80,29 @@ public struct Model: Sendable, Hashable {
 
     // MARK: Resolution
 
-    /// Flattens inheritance (parents' properties first) and fills in the lookup tables.
-    /// Assumes the declarations passed validation: parents exist and form no cycle.
-    private static func resolve(_ declared: [Entity]) -> [Entity] {
-        let byName = Dictionary(declared.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        func ancestry(_ entity: Entity) -> [Entity] {
-            var chain = [entity]
-            var current = entity
-            while let parentName = current.parent, let parent = byName[parentName], chain.count <= declared.count {
-                chain.insert(parent, at: 0)
-                current = parent
+    /// Flattens inheritance (parents' properties first) and fills in the lookup tables, parents
+    /// before children so each entity extends its parent's resolved lists: time linear in the
+    /// entities plus the resolved lists. Assumes the declarations passed validation, so
+    /// `hierarchy` lists every entity (parents exist and form no cycle).
+    private static func resolve(_ declared: [Entity], in hierarchy: DeclaredModel) -> [Entity] {
+        var resolved = declared
+        for index in hierarchy.parentsFirst {
+            var entity = declared[index]
+            if let parent = hierarchy.parentIndices[index] {
+                let inherited = resolved[parent]
+                entity.attributes = inherited.attributes + entity.attributes
+                entity.relationships = inherited.relationships + entity.relationships
+                entity.uniqueBy = inherited.uniqueBy + entity.uniqueBy
+                entity.rootName = inherited.rootName
             }
-            return chain
+            entity.subentityNames = hierarchy.descendants(ofEntityAt: index).map { declared[$0].name }
+            entity.attributeIndexByName = Dictionary(
+                entity.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            entity.relationshipIndexByName = Dictionary(
+                entity.relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+            resolved[index] = entity
         }
-        return declared.map { entity in
-            let chain = ancestry(entity)
-            var resolved = entity
-            resolved.attributes = chain.flatMap(\.attributes)
-            resolved.relationships = chain.flatMap(\.relationships)
-            resolved.uniqueBy = chain.flatMap(\.uniqueBy)
-            resolved.rootName = chain[0].name
-            resolved.subentityNames = declared.filter { candidate in
-                candidate.name != entity.name && ancestry(candidate).contains { $0.name == entity.name }
-            }.map(\.name)
-            resolved.attributeIndexByName = Dictionary(
-                resolved.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-            resolved.relationshipIndexByName = Dictionary(
-                resolved.relationships.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
-            return resolved
-        }
+        return resolved
     }
 
     // MARK: Version hash

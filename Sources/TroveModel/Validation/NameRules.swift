@@ -70,7 +70,7 @@ enum UniquePropertyNameRule: ModelRule {
     static func findings(in model: DeclaredModel) -> [ModelIssue] {
         var hierarchies: [Int: [Int]] = [:]
         for e in model.entities.indices {
-            guard let root = model.rootIndex(ofEntityAt: e) else { continue }
+            guard let root = model.rootIndices[e] else { continue }
             hierarchies[root, default: []].append(e)
         }
         var findings: [ModelIssue] = []
@@ -99,5 +99,47 @@ enum UniquePropertyNameRule: ModelRule {
             }
         }
         return findings
+    }
+}
+
+/// No entity name starts with `sqlite_` (ignoring case): SQLite reserves such table names for
+/// itself and refuses to create them.
+enum ReservedEntityNameRule: ModelRule {
+    static func findings(in model: DeclaredModel) -> [ModelIssue] {
+        model.entities.enumerated().compactMap { e, entity in
+            guard entity.name.lowercased().hasPrefix("sqlite_") else { return nil }
+            return ModelIssue(
+                path: ModelPath.entity(e) + ".name",
+                message: "entity name '\(entity.name)' starts with 'sqlite_', which SQLite reserves for its own tables"
+                    + " (ignoring case); rename the entity")
+        }
+    }
+}
+
+/// Each inheritance hierarchy fits in one SQLite table: at most ``Model/maximumColumnsPerTable``
+/// columns — Trove's own (`_pk`, `_version`, and `_entity` when the hierarchy has sub-entities),
+/// one per stored attribute and one per to-one relationship of every entity in it.
+enum ColumnLimitRule: ModelRule {
+    static func findings(in model: DeclaredModel) -> [ModelIssue] {
+        var members: [Int: (entities: Int, attributes: Int, toOnes: Int)] = [:]
+        for (e, entity) in model.entities.enumerated() {
+            guard let root = model.rootIndices[e] else { continue }
+            members[root, default: (0, 0, 0)].entities += 1
+            members[root, default: (0, 0, 0)].attributes += entity.attributes.count(where: \.isStored)
+            members[root, default: (0, 0, 0)].toOnes += entity.relationships.count(where: { !$0.isToMany })
+        }
+        let limit = Model.maximumColumnsPerTable
+        return members.keys.sorted().compactMap { root in
+            guard let counts = members[root] else { return nil }
+            let own = counts.entities > 1 ? 3 : 2
+            let columns = own + counts.attributes + counts.toOnes
+            guard columns > limit else { return nil }
+            let whose = counts.entities > 1 ? "\(model.label(entity: root)) and its \(counts.entities - 1) sub-entities" : model.label(entity: root)
+            return ModelIssue(
+                path: ModelPath.entity(root),
+                message: "\(whose) need \(columns) columns in their table (\(counts.attributes) stored attributes,"
+                    + " \(counts.toOnes) to-one relationships, \(own) of Trove's own), more than the \(limit) SQLite allows;"
+                    + " move attributes into a related entity")
+        }
     }
 }

@@ -13,7 +13,7 @@ enum ParentRule: ModelRule {
                         + " declare it or remove \"parent\""))
                 continue
             }
-            if let cycle = cycle(through: e, in: model) {
+            if model.rootIndices[e] == nil, let cycle = cycle(through: e, in: model) {
                 findings.append(ModelIssue(
                     path: path,
                     message: "\(model.label(entity: e)): inheritance cycle \(cycle); an entity cannot be its own ancestor,"
@@ -23,19 +23,42 @@ enum ParentRule: ModelRule {
         return findings
     }
 
+    /// The most entities a cycle's description names before it elides the rest.
+    static let namesShownInCycle = 12
+
     /// The cycle of parents that comes back to the entity at `index`, as "A → B → A", or `nil`
-    /// when that entity is on no cycle.
+    /// when that entity is on no cycle (only leads into one).
     private static func cycle(through index: Int, in model: DeclaredModel) -> String? {
         var names = [model.entities[index].name]
         var current = index
         for _ in model.entities.indices {
-            guard let parentName = model.entities[current].parent, let parent = model.indexByName[parentName] else {
-                return nil
+            guard let parent = model.parentIndices[current] else { return nil }
+            if parent == index {
+                let shown = names.count <= namesShownInCycle
+                    ? names : names.prefix(namesShownInCycle - 1) + ["… (\(names.count) entities)"]
+                return (shown + [names[0]]).joined(separator: " → ")
             }
-            names.append(parentName)
-            if parent == index { return names.joined(separator: " → ") }
+            names.append(model.entities[parent].name)
             current = parent
         }
         return nil
+    }
+}
+
+/// No inheritance chain is deeper than ``Model/maximumInheritanceDepth``: a resolved entity
+/// carries every inherited property and lists every sub-entity, so a chain's resolved size grows
+/// with the square of its depth.
+enum InheritanceDepthRule: ModelRule {
+    static func findings(in model: DeclaredModel) -> [ModelIssue] {
+        let limit = Model.maximumInheritanceDepth
+        return model.entities.indices.compactMap { e in
+            // Report the first entity past the limit on each chain, not every one below it.
+            guard model.depths[e] == limit + 1 else { return nil }
+            return ModelIssue(
+                path: ModelPath.entity(e) + ".parent",
+                message: "\(model.label(entity: e)): it has more than \(limit) ancestors (parent, parent's parent, …),"
+                    + " the most Trove allows; flatten the hierarchy, for example by giving entities an attribute"
+                    + " that tells their kind apart")
+        }
     }
 }
