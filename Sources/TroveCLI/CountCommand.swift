@@ -18,7 +18,7 @@ struct CountCommand: PredicateArgumentsCommand {
     }
 
     func run() throws {
-        let selected = try Selection(store: store, entityName: selection.entity,
+        let selected = try Selection(store: store, readOnly: true, entityName: selection.entity,
                                      predicate: selection.predicate, arguments: selection.arguments)
         let count = try Container(store: selected.store).newBackgroundContext().count(for: selected.fetchRequest)
         FileHandle.standardOutput.write(Data("\(count)\n".utf8))

@@ -33,7 +33,7 @@ struct DeleteCommand: PredicateArgumentsCommand {
     var dryRun = false
 
     func run() throws {
-        let selected = try Selection(store: store, entityName: entity, predicate: predicate, arguments: predicateArguments)
+        let selected = try Selection(store: store, readOnly: false, entityName: entity, predicate: predicate, arguments: predicateArguments)
         let context = try Container(store: selected.store).newBackgroundContext()
         let matches = Array(try context.fetch(selected.fetchRequest))
         for object in matches { try context.delete(object) }

@@ -19,7 +19,8 @@ struct InspectCommand: ParsableCommand {
     var format: Format = .text
 
     func run() throws {
-        let opened = try SQLiteStore(url: store.url)
+        // For reading only: needs no write access to the store, its folder or the disk.
+        let opened = try SQLiteStore(url: store.url, options: SQLiteStore.Options(readOnly: true))
         let report = try StoreReport(store: opened, path: store.store)
         let output = format == .json ? report.json().serialized(pretty: true) : report.text()
         FileHandle.standardOutput.write(Data((output + "\n").utf8))

@@ -51,7 +51,7 @@ struct QueryCommand: PredicateArgumentsCommand {
     }
 
     func run() throws {
-        let selected = try Selection(store: store, entityName: selection.entity,
+        let selected = try Selection(store: store, readOnly: true, entityName: selection.entity,
                                      predicate: selection.predicate, arguments: selection.arguments)
         let model = selected.store.model
         let columns = try QueryField.fields(fields, of: selected.entity, in: model)

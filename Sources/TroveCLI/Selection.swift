@@ -24,16 +24,18 @@ struct Selection {
     let entity: Entity
     let predicate: ObjectPredicate?
 
-    /// Opens the store at `path` and resolves `entityName`, `predicate` and its `arguments`.
+    /// Opens the store at `path` — for reading only when `readOnly` (`query`, `count`), so a
+    /// store that cannot be written is still read — and resolves `entityName`, `predicate` and
+    /// its `arguments`.
     /// - Throws: the store's error (exit 3), or a ``CLIFailure`` with status 1 for an unknown
     ///   entity, `--arg`s without `--where`, or a predicate that does not parse, fit the
     ///   entity, or take its arguments
     ///   (status 2 for one past ``PredicateLimits``).
-    init(store path: StoreArgument, entityName: String, predicate format: String?, arguments: [String]) throws {
+    init(store path: StoreArgument, readOnly: Bool, entityName: String, predicate format: String?, arguments: [String]) throws {
         if format == nil, !arguments.isEmpty {
             throw CLIFailure(.usage, "--arg fills the %@ placeholders of --where; give a --where PREDICATE with one %@ per --arg")
         }
-        store = try SQLiteStore(url: path.url)
+        store = try SQLiteStore(url: path.url, options: SQLiteStore.Options(readOnly: readOnly))
         let model = store.model
         entity = try Self.entity(named: entityName, in: model, of: path)
         guard let format else {

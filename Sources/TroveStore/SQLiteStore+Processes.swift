@@ -12,7 +12,11 @@ extension SQLiteStore {
     /// Runs `body` on the writer connection, outside any transaction, holding the write lock.
     /// Every write of the store goes through here.
     func writeLocked<T>(_ doing: String, _ body: (Database) throws -> T) throws -> T {
-        try exclusively(doing) { try writer.writeWithoutTransaction(body) }
+        guard !options.readOnly else {
+            throw StoreError(.readOnly, "\(doing): \(url?.path ?? "the store") was opened for reading only"
+                + " (SQLiteStore.Options.readOnly, as `trove query`, `count` and `inspect` open it); open it for writing to write")
+        }
+        return try exclusively(doing) { try writer.writeWithoutTransaction(body) }
     }
 
     /// Runs `body` holding the store's write lock — taken first, then the writer connection,

@@ -51,11 +51,24 @@ public final class SQLiteStore: PersistentStore {
         /// never included), on the connection's thread: for tests that count queries, and
         /// for debugging. `nil` (the default) costs nothing.
         public var statementObserver: (@Sendable (String) -> Void)?
+        /// Whether the store is opened for reading only (default `false`), as GRDB's
+        /// `Configuration.readonly` and Core Data's `NSReadOnlyPersistentStoreOption`: it needs
+        /// no write access to the file, its folder or the disk, and creates no file (not even the
+        /// lock file). A missing store is not created; a save, a checkpoint or any other write
+        /// fails with ``StoreError/Code/readOnly``.
+        ///
+        /// When the folder cannot be written and the store has no `-wal` file (a store closed
+        /// cleanly has none), SQLite cannot make the `-shm` file a WAL database is read with;
+        /// the store is then read as immutable (SQLite's `immutable=1`), which is right because
+        /// no one can write a store there either. A `-wal` file without its `-shm` in such a
+        /// folder cannot be read safely: opening fails and says so.
+        public var readOnly: Bool
 
         /// Creates options.
         public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
                     autoCheckpointPages: Int = 1000, writerCacheKiB: Int = 8192,
-                    statementObserver: (@Sendable (String) -> Void)? = nil) {
+                    statementObserver: (@Sendable (String) -> Void)? = nil, readOnly: Bool = false) {
+            self.readOnly = readOnly
             self.durability = durability
             self.busyTimeout = busyTimeout
             self.autoCheckpointPages = autoCheckpointPages
@@ -96,12 +109,38 @@ public final class SQLiteStore: PersistentStore {
     static let logger = Logger(label: "trove.store")
 
     /// Opens the store at `url`, creating it (with its tables) when there is no file yet.
+    ///
+    /// A creation that fails (a full disk, a folder that cannot be written) leaves nothing
+    /// behind: the store file, its `-wal` and `-shm` files and a lock file it made are removed.
     /// - Throws: ``StoreError`` when the file is not a Trove store, was made by a newer Trove,
     ///   or was created with another model.
     public convenience init(url: URL, model: Model, options: Options = Options()) throws {
-        let lock = try WriteLock(storePath: url.path)
-        let writer = try SQLiteStore.openPool(at: url, options: options, lock: lock)
-        try self.init(writer: writer, url: url, model: model, options: options, lock: lock)
+        if options.readOnly {
+            let (writer, path) = try SQLiteStore.openForReading(at: url, options: options)
+            try self.init(writer: writer, url: url, readPath: path, model: model, options: options, lock: nil)
+            return
+        }
+        let leftovers = SQLiteStore.filesCreated(openingStoreAt: url)
+        do {
+            let lock = try WriteLock(storePath: url.path)
+            let writer = try SQLiteStore.openPool(at: url, options: options, lock: lock)
+            try self.init(writer: writer, url: url, readPath: url.path, model: model, options: options, lock: lock)
+        } catch {
+            // The connections are closed: the half-made store and the pool went with the scope.
+            for path in leftovers { unlink(path) }
+            throw error
+        }
+    }
+
+    /// The files opening the store at `url` would create, to remove when that fails: all of
+    /// them when there is no store file yet (the lock file only if it is not there already:
+    /// another process may hold it open), none when there is one.
+    private static func filesCreated(openingStoreAt url: URL) -> [String] {
+        let path = url.path
+        let manager = FileManager.default
+        guard !manager.fileExists(atPath: path) else { return [] }
+        let lock = manager.fileExists(atPath: path + "-lock") ? [] : [path + "-lock"]
+        return [path, path + "-wal", path + "-shm", path + "-journal"] + lock
     }
 
     /// Opens the existing store at `url` with the model it was created with, as kept in its
@@ -112,8 +151,9 @@ public final class SQLiteStore: PersistentStore {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.notFound, "no store at \(url.path); create one with `trove init \(url.path) --model MODEL.json`")
         }
-        let lock = try WriteLock(storePath: url.path)
-        let writer = try SQLiteStore.openPool(at: url, options: options, lock: lock)
+        let lock = options.readOnly ? nil : try WriteLock(storePath: url.path)
+        let (writer, readPath): (any DatabaseWriter, String) = try lock.map { (try SQLiteStore.openPool(at: url, options: options, lock: $0), url.path) }
+            ?? SQLiteStore.openForReading(at: url, options: options)
         let model = try SQLiteStore.mapErrors("reading the model of \(url.path)") {
             try writer.read { db in
                 guard try db.tableExists(SQLiteStore.metadataTable) else {
@@ -131,7 +171,7 @@ public final class SQLiteStore: PersistentStore {
                 }
             }
         }
-        try self.init(writer: writer, url: url, model: model, options: options, lock: lock)
+        try self.init(writer: writer, url: url, readPath: readPath, model: model, options: options, lock: lock)
     }
 
     /// Creates a store in memory: SQLite itself, gone when the store is released.
@@ -139,17 +179,19 @@ public final class SQLiteStore: PersistentStore {
         let writer = try SQLiteStore.mapErrors("creating an in-memory store") {
             try DatabaseQueue(configuration: SQLiteStore.configuration(options: options))
         }
-        try self.init(writer: writer, url: nil, model: model, options: options, lock: nil)
+        try self.init(writer: writer, url: nil, readPath: nil, model: model, options: options, lock: nil)
     }
 
-    private init(writer: any DatabaseWriter, url: URL?, model: Model, options: Options, lock: WriteLock?) throws {
+    /// - Parameter readPath: what reading connections open: the file's path, or an SQLite URI
+    ///   that reads it as immutable (see ``Options/readOnly``).
+    private init(writer: any DatabaseWriter, url: URL?, readPath: String?, model: Model, options: Options, lock: WriteLock?) throws {
         self.writer = writer
         self.url = url
         self.model = model
         self.options = options
         self.writeLock = lock
-        self.observer = try url.map { try DataVersionObserver(path: $0.path, busyTimeout: options.busyTimeout) }
-        self.readers = url.map { ReadingConnections(path: $0.path, options: options) }
+        self.observer = try readPath.map { try DataVersionObserver(path: $0, busyTimeout: options.busyTimeout) }
+        self.readers = readPath.map { ReadingConnections(path: $0, options: options) }
         let schema = StoreSchema(model: model)
         self.schema = schema
         self.readPlans = Dictionary(uniqueKeysWithValues: try schema.tables.map {
@@ -163,6 +205,14 @@ public final class SQLiteStore: PersistentStore {
     private func prepare() throws {
         let place = url?.path ?? "in-memory store"
         let modelText = String(decoding: model.fileData(), as: UTF8.self)
+        if options.readOnly {
+            return try SQLiteStore.mapErrors("opening \(place) for reading") {
+                try writer.read { db in
+                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                    _ = try checkExisting(db, tables: tables, place: place)
+                }
+            }
+        }
         try SQLiteStore.mapErrors("opening \(place)") {
             try writeLocked("opening \(place)") { db in
                 try db.inTransaction(.immediate) {
@@ -180,23 +230,7 @@ public final class SQLiteStore: PersistentStore {
                         SQLiteStore.logger.debug("created store", metadata: ["path": "\(place)"])
                         return .commit
                     }
-                    guard tables.contains(SQLiteStore.metadataTable) else {
-                        throw StoreError(.notATroveStore,
-                            "\(place) is an SQLite database but not a Trove store (no \(SQLiteStore.metadataTable) table); open a file made by `trove init` or choose a new path")
-                    }
-                    let metadata = try SQLiteStore.readMetadata(db)
-                    try SQLiteStore.checkFormat(metadata, place: place)
-                    let storedHash = metadata["trove.modelHash"] ?? ""
-                    guard storedHash == model.versionHash else {
-                        let differences = metadata["trove.model"]
-                            .flatMap { try? Model(fileData: Data($0.utf8)) }
-                            .map { model.differences(from: $0) } ?? []
-                        let list = differences.isEmpty ? "" : "\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
-                        throw StoreError(.modelMismatch, """
-                            \(place) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); \
-                            open it with the model it was created with, or create a new store\(list)
-                            """)
-                    }
+                    let metadata = try checkExisting(db, tables: tables, place: place)
                     // Same shape; keep the latest import hints and validation rules on record.
                     if metadata["trove.model"] != modelText {
                         try SQLiteStore.writeMetadata(["trove.model": modelText], in: db)
@@ -205,6 +239,29 @@ public final class SQLiteStore: PersistentStore {
                 }
             }
         }
+    }
+
+    /// Checks that an existing store is a Trove store of a format this Trove reads, made with
+    /// this model; returns its metadata.
+    private func checkExisting(_ db: Database, tables: [String], place: String) throws -> [String: String] {
+        guard tables.contains(SQLiteStore.metadataTable) else {
+            throw StoreError(.notATroveStore,
+                "\(place) is an SQLite database but not a Trove store (no \(SQLiteStore.metadataTable) table); open a file made by `trove init` or choose a new path")
+        }
+        let metadata = try SQLiteStore.readMetadata(db)
+        try SQLiteStore.checkFormat(metadata, place: place)
+        let storedHash = metadata["trove.modelHash"] ?? ""
+        guard storedHash == model.versionHash else {
+            let differences = metadata["trove.model"]
+                .flatMap { try? Model(fileData: Data($0.utf8)) }
+                .map { model.differences(from: $0) } ?? []
+            let list = differences.isEmpty ? "" : "\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
+            throw StoreError(.modelMismatch, """
+                \(place) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); \
+                open it with the model it was created with, or create a new store\(list)
+                """)
+        }
+        return metadata
     }
 
     static func checkFormat(_ metadata: [String: String], place: String) throws {
@@ -252,6 +309,41 @@ public final class SQLiteStore: PersistentStore {
                 let pragma = options.durability == .full ? "FULL" : "NORMAL"
                 try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(pragma)") }
                 return pool
+            }
+        }
+    }
+
+    /// Opens the existing store at `url` for reading only (see ``Options/readOnly``): the
+    /// connection, and what reading connections open — the path, or the URI that reads the
+    /// file as immutable when the folder cannot hold the `-shm` file SQLite needs.
+    static func openForReading(at url: URL, options: Options) throws -> (DatabaseQueue, String) {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.notFound, "no store at \(path); create one with `trove init \(path) --model MODEL.json`")
+        }
+        var configuration = configuration(options: options)
+        configuration.readonly = true
+        func open(_ path: String) throws -> DatabaseQueue {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            // Reading the schema reads the WAL index too: where it cannot be made, this fails.
+            try queue.read { _ = try $0.tableExists(metadataTable) }
+            return queue
+        }
+        return try mapErrors("opening \(path) for reading") {
+            do {
+                return (try open(path), path)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_READONLY {
+                // No -shm file and none can be made. Without a -wal file nobody writes the store
+                // (a writer would need to make both), so it cannot change under this reader.
+                guard !FileManager.default.fileExists(atPath: path + "-wal") else {
+                    throw StoreError(.readOnly, """
+                        opening \(path) for reading: it has a write-ahead log (\(path)-wal) but no -shm file, and none can be \
+                        made in its folder, so its last saves cannot be read safely; open it once where its folder can be \
+                        written (that folds the log into the store), or copy the three files to a writable folder
+                        """)
+                }
+                let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+                return (try open(uri), uri)
             }
         }
     }
@@ -312,6 +404,22 @@ public final class SQLiteStore: PersistentStore {
                 throw StoreError(.busy, "\(doing): the store is locked by another connection (\(error.message ?? "busy")); another process is writing, try again")
             case .SQLITE_CONSTRAINT:
                 throw StoreError(.constraintViolation, "\(doing): \(error.message ?? "constraint violated")")
+            case .SQLITE_FULL:
+                throw StoreError(.sqlite, "\(doing): the disk is full (SQLite: \(error.message ?? "database or disk is full"));"
+                    + " nothing of this step was written: free some space and try again")
+            case .SQLITE_READONLY:
+                throw StoreError(.readOnly, "\(doing): the store cannot be written (SQLite: \(error.message ?? "readonly database"));"
+                    + " it was opened for reading, or its file, its folder or the disk is read-only; give write access to"
+                    + " the file and its folder to write")
+            case .SQLITE_CANTOPEN:
+                throw StoreError(.fileAccess, "\(doing): SQLite cannot open the store's files (\(error.message ?? "unable to open database file"));"
+                    + " the file or its folder may be missing, unreadable or read-only — writing needs the folder writable for"
+                    + " the -wal and -shm files; `trove query`, `count` and `inspect` read without it")
+            case .SQLITE_IOERR:
+                throw StoreError(.sqlite, "\(doing): SQLite could not read or write the store's files (disk I/O error,"
+                    + " extended code \(error.extendedResultCode.rawValue)): the disk may be full or failing, or a file beside"
+                    + " the store (its -wal or -shm file) was deleted or moved while the store was open; free space or put the"
+                    + " files back, close every program using the store and open it again")
             default:
                 throw StoreError(.sqlite, "\(doing): SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error)")")
             }

@@ -56,7 +56,7 @@ final class DataVersionObserver: @unchecked Sendable {  // @unchecked: the conne
     init(path: String, busyTimeout: TimeInterval) throws {
         self.path = path
         var connection: OpaquePointer?
-        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY, nil)
+        var code = sqlite3_open_v2(path, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
         if code == SQLITE_OK {
             sqlite3_busy_timeout(connection, Int32(clamping: Int(busyTimeout * 1000)))
             code = sqlite3_prepare_v2(connection, "PRAGMA data_version", -1, &statement, nil)

@@ -8,7 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case alreadyExists, notFound, notATroveStore, unsupportedFormat, modelMismatch,
-                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, sqlite
+                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, readOnly, sqlite
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -35,6 +35,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A file beside the store (its write-lock file `STORE-lock`) could not be created or
         /// opened: check the folder's permissions.
         public static let fileAccess = Code(.fileAccess)
+        /// A write was asked of a store that cannot be written: opened with
+        /// ``SQLiteStore/Options/readOnly``, or its file, its folder or the disk is read-only.
+        public static let readOnly = Code(.readOnly)
         /// SQLite reported an error (I/O, full disk, …); the message has SQLite's words.
         public static let sqlite = Code(.sqlite)
 

@@ -44,12 +44,15 @@ final class WriteLock: Sendable {
         self.storePath = storePath
         self.path = storePath + "-lock"
         var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0, errno == EACCES || errno == EROFS {
+        var failure = errno
+        if descriptor < 0, failure == EACCES || failure == EROFS {
             // flock needs no write access: a lock file made by another user still serves.
             descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // No lock file to fall back on: why it could not be made is the reason to give.
+            if descriptor < 0, errno != ENOENT { failure = errno }
         }
         guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = String(cString: strerror(failure))
             throw StoreError(.fileAccess,
                 "cannot create or open the write-lock file \(path) of \(storePath): \(reason); the folder must be writable for the store to be written")
         }
