@@ -27,6 +27,16 @@ public struct ContextEvent: Sendable, Hashable {
     public let context: ContextID
     /// What changed.
     public let changes: ObjectChanges
+    /// How many events this stream's iterator lost since the last event that reported a loss,
+    /// because it fell more than ``ContextEvents/bufferSize`` events behind (the oldest ones
+    /// are dropped). 0 when none was lost; otherwise merging the changes one by one is no
+    /// longer enough: refetch what the iterator follows.
+    public internal(set) var missedEvents = 0
+
+    init(context: ContextID, changes: ObjectChanges) {
+        self.context = context
+        self.changes = changes
+    }
 }
 
 /// The identity of a context, to tell events of different contexts apart.
@@ -71,30 +81,56 @@ extension ObjectContext {
 
 /// A stream of context events that any number of tasks can iterate, each from the moment it
 /// starts. Iterating ends when the task is cancelled.
+///
+/// Each iterator buffers at most ``bufferSize`` events it has not taken yet: an iterator that
+/// falls further behind loses the oldest ones, and the next event it is sent tells how many
+/// (``ContextEvent/missedEvents``), so memory stays bounded however slow a reader is.
 public final class ContextEvents: AsyncSequence, Sendable {
     public typealias Element = ContextEvent
 
-    private let subscribers = Mutex<[UInt64: AsyncStream<ContextEvent>.Continuation]>([:])
+    /// The most events an iterator keeps waiting for it; past it, the oldest are dropped.
+    public static let bufferSize = 256
+
+    /// One iterator's continuation and the events it lost since it was last told.
+    private struct Subscriber {
+        let continuation: AsyncStream<ContextEvent>.Continuation
+        var missed = 0
+    }
+
+    private let subscribers = Mutex<[UInt64: Subscriber]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     init() {}
 
     func send(_ event: ContextEvent) {
-        let continuations = subscribers.withLock { Array($0.values) }
-        for continuation in continuations { continuation.yield(event) }
+        subscribers.withLock { subscribers in
+            for id in Array(subscribers.keys) {
+                guard let subscriber = subscribers[id] else { continue }
+                var copy = event
+                copy.missedEvents = subscriber.missed
+                // The count goes out with this event; an event pushed out of the buffer starts
+                // the next count, with the losses it was carrying.
+                let result = subscriber.continuation.yield(copy)
+                if case .dropped(let lost) = result {
+                    subscribers[id]?.missed = 1 + lost.missedEvents
+                } else {
+                    subscribers[id]?.missed = 0
+                }
+            }
+        }
     }
 
     public func makeAsyncIterator() -> AsyncStream<ContextEvent>.Iterator {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let (stream, continuation) = AsyncStream<ContextEvent>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<ContextEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferSize))
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
         }
-        subscribers.withLock { $0[id] = continuation }
+        subscribers.withLock { $0[id] = Subscriber(continuation: continuation) }
         return stream.makeAsyncIterator()
     }
 
     deinit {
-        for continuation in subscribers.withLock({ Array($0.values) }) { continuation.finish() }
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.continuation.finish() }
     }
 }
