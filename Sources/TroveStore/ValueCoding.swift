@@ -64,8 +64,13 @@ enum ValueCoding {
         if storage == SQLITE_NULL { return .null }
         switch (type, storage) {
         case (.string, SQLITE_TEXT): return .string(text(statement, index))
-        case (.integer16, SQLITE_INTEGER), (.integer32, SQLITE_INTEGER), (.integer64, SQLITE_INTEGER):
-            return .integer(sqlite3_column_int64(statement, index))
+        case (.integer64, SQLITE_INTEGER): return .integer(sqlite3_column_int64(statement, index))
+        case (.integer32, SQLITE_INTEGER):
+            let i = sqlite3_column_int64(statement, index)
+            return Int32(exactly: i) != nil ? .integer(i) : nil
+        case (.integer16, SQLITE_INTEGER):
+            let i = sqlite3_column_int64(statement, index)
+            return Int16(exactly: i) != nil ? .integer(i) : nil
         case (.double, SQLITE_FLOAT), (.float, SQLITE_FLOAT): return .double(sqlite3_column_double(statement, index))
         case (.double, SQLITE_INTEGER), (.float, SQLITE_INTEGER): return .double(Double(sqlite3_column_int64(statement, index)))
         case (.decimal, SQLITE_TEXT):

@@ -141,4 +141,16 @@ import TroveTesting
         #expect(error.code == .corruptValue)
         #expect(error.message.contains("E/1: column flag holds INTEGER 7"))
     }
+
+    @Test func anIntegerOutOfItsAttributesRangeIsAStoreError() throws {
+        let store = try SQLiteStore(url: dir.file("ranges.trove"), model: Model {
+            Entity("E") { Attribute("small", .integer16); Attribute("medium", .integer32) }
+        })
+        try store.writer.write { try $0.execute(sql: "INSERT INTO E (_pk, small, medium) VALUES (1, 32767, -2147483648), (2, 100000, 0), (3, 0, 2147483648)") }
+        let one = try StoreQuery(FetchRequest(entityName: "E", predicate: ObjectPredicate(format: "small = 32767")), model: store.model)
+        #expect(try store.fetch(one).count == 1, "the ends of the ranges read")
+        let error = try #require(throws: StoreError.self) { try store.fetch(StoreQuery(FetchRequest(entityName: "E"), model: store.model)) }
+        #expect(error.code == .corruptValue)
+        #expect(error.message.contains("E/2: column small holds INTEGER 100000, which is not a valid integer16"), "\(error)")
+    }
 }
