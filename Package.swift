@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Tests only: property-based checks (random inputs, reproducible by seed).
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(name: "TroveModel", swiftSettings: sharedSettings),
@@ -56,7 +58,10 @@ let package = Package(
             name: "TroveContextTests",
             dependencies: ["TroveContext", "TroveTesting", "TroveCLI", "PhotosClasses", "GraphClasses", "MediaClasses"],
             swiftSettings: sharedSettings),
-        .testTarget(name: "TroveImportTests", dependencies: ["TroveImport", "TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(
+            name: "TroveImportTests",
+            dependencies: ["TroveImport", "TroveTesting", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: sharedSettings),
         .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
         // The README's and the DocC catalog's examples, compiled and run; a test checks that

@@ -78,26 +78,18 @@ enum Coerce {
 
     // MARK: Strings
 
-    /// A string as it is, or a number as text: integers as written (every digit, `-0` as `0`),
-    /// other numbers in shortest round-trip form without a trailing `.0`.
+    /// A string as it is, or a number as its JSON text exactly as sent: the text is the value
+    /// (`3.14159265358979323846` keeps every digit, `1e-400` and `2.50` stay as written), never
+    /// read through a `Double` and printed again.
     static func string(_ json: JSONValue) throws(CoercionFailure) -> (String, CoercionKind) {
         switch json {
         case .string(let text):
             return (text, .none)
         case .number(let literal):
-            return (numberText(literal), .numberToString)
+            return (literal, .numberToString)
         default:
             throw CoercionFailure(.wrongKind)
         }
-    }
-
-    /// The text a JSON number literal becomes in a string attribute.
-    static func numberText(_ literal: String) -> String {
-        let written = withBytes(literal[...]) { DecimalText($0).map { ($0.hasPoint || $0.hasExponent, $0.isZero) } }
-        guard let (hasFractionOrExponent, isZero) = written else { return literal }
-        if isZero { return "0" }
-        guard hasFractionOrExponent, let value = Double(literal), value.isFinite else { return literal }
-        return JSONValue.numberText(value)
     }
 
     // MARK: Whitespace

@@ -97,7 +97,7 @@ public struct CoercedValue: Sendable, Hashable {
 /// ``stringToDate``), so a report shows exactly how the input was read.
 public enum CoercionKind: String, Sendable, Hashable, Codable, CaseIterable, CodingKeyRepresentable {
     case none
-    /// A number into a string: `8` → `"8"`.
+    /// A number into a string, as its JSON text exactly as sent: `8` → `"8"`, `2.50` → `"2.50"`.
     case numberToString
     /// A number written with a fraction or exponent whose value is whole: `3.0`, `3e0` → 3.
     case numberToInteger

@@ -25,7 +25,7 @@ struct ImportParser {
         let node = ImportNode(mapping: mapping, path: path, source: .value(json))
         let handlers = hooks.keyHandlers[entity.name] ?? [:]
         if handlers.isEmpty {
-            for key in members.keys where !mapping.knownKeys.contains(key) {
+            for key in members.keys where !Self.isKnown(key, mapping.knownKeys) {
                 node.unknownKeys.append(key)
             }
         } else {
@@ -33,7 +33,7 @@ struct ImportParser {
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 if let handler = handlers[key] {
                     node.handled.append((handler, value))
-                } else if !mapping.knownKeys.contains(key) {
+                } else if !Self.isKnown(key, mapping.knownKeys) {
                     node.unknownKeys.append(key)
                 }
             }
@@ -184,13 +184,13 @@ struct ImportParser {
         for keyPath in keyPaths {
             guard let first = keyPath.first, handled.isEmpty || handled[first] == nil else { continue }
             if keyPath.count == 1 {
-                if let value = members[first] { return (value, first) }
+                if let value = member(first, of: members) { return (value, first) }
                 continue
             }
             var current: JSONValue = .object(members)
             var found = true
             for key in keyPath {
-                guard case .object(let object) = current, let next = object[key] else {
+                guard case .object(let object) = current, let next = member(key, of: object) else {
                     found = false
                     break
                 }
@@ -199,6 +199,19 @@ struct ImportParser {
             if found { return (current, keyPath.joined(separator: ".")) }
         }
         return nil
+    }
+
+    /// The value of the member named `key`, whose bytes match (as the ``RecordScanner`` matches
+    /// keys): a dictionary also finds a canonically equivalent key.
+    private static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
+        guard let index = members.index(forKey: key), members[index].key.hasSameBytes(as: key) else { return nil }
+        return members[index].value
+    }
+
+    /// Whether `key` is one of `known`, byte for byte.
+    private static func isKnown(_ key: String, _ known: Set<String>) -> Bool {
+        guard let index = known.firstIndex(of: key) else { return false }
+        return known[index].hasSameBytes(as: key)
     }
 
     static func join(_ path: String, _ key: String) -> String {
