@@ -58,9 +58,12 @@ let package = Package(
             name: "TroveContextTests",
             dependencies: ["TroveContext", "TroveTesting", "TroveCLI", "PhotosClasses", "GraphClasses", "MediaClasses"],
             swiftSettings: sharedSettings),
+        // Resources: JSONTestSuite's test_parsing cases (y_ must parse, n_ must fail, i_ either),
+        // run through the JSON parser and the importer.
         .testTarget(
             name: "TroveImportTests",
             dependencies: ["TroveImport", "TroveTesting", .product(name: "PropertyBased", package: "swift-property-based")],
+            resources: [.copy("Resources/JSONTestSuite")],
             swiftSettings: sharedSettings),
         .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),

@@ -164,7 +164,11 @@ final class RecordReader {
         case let byte:
             let place = path.isEmpty ? "" : " at '\(path.joined(separator: "."))'"
             guard let byte else { throw invalid("unexpected end of input, expected an array of records\(place)") }
-            throw ImportError(.rootNotFound, "expected an array of records or one record\(place), found \(kind(of: byte))")
+            // A byte that starts no JSON value makes the input invalid JSON, not a misplaced root.
+            guard let kind = kind(of: byte) else {
+                throw invalid("unexpected \(describe(byte)), expected an array of records or one record\(place)")
+            }
+            throw ImportError(.rootNotFound, "expected an array of records or one record\(place), found \(kind)")
         }
     }
 
@@ -345,8 +349,9 @@ final class RecordReader {
         ImportError(.invalidJSON, "invalid JSON at line \(lines + 1), column \(input.consumed - lineStart + 1) (byte \(input.consumed)): \(reason)")
     }
 
-    /// The kind of JSON value that starts with `byte`, as messages name it.
-    private func kind(of byte: UInt8) -> String {
+    /// The kind of JSON value that starts with `byte`, as messages name it; `nil` when no value
+    /// starts with it.
+    private func kind(of byte: UInt8) -> String? {
         switch byte {
         case .quote: "string"
         case .openBracket: "array"
@@ -354,7 +359,7 @@ final class RecordReader {
         case UInt8(ascii: "t"), UInt8(ascii: "f"): "boolean"
         case UInt8(ascii: "n"): "null"
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): "number"
-        default: describe(byte)
+        default: nil
         }
     }
 
