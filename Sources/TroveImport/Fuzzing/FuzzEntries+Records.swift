@@ -3,8 +3,9 @@ package import TroveModel
 
 extension FuzzEntries {
     /// The record scanner: what `RecordReader` finds in JSON text (a top-level array of records,
-    /// or one record) and in NDJSON is what parsing the whole text, or each line, finds; and it
-    /// refuses exactly the inputs those parses refuse. The first byte of the input sets the read
+    /// or one record: an object) and in NDJSON is what parsing the whole text, or each line,
+    /// finds; and it refuses exactly the inputs those parses refuse (and JSON text whose top
+    /// level is neither an array nor an object). The first byte of the input sets the read
     /// buffer's size (1 to 64 bytes), so records cross buffer boundaries at every place.
     package static func recordScanner(_ data: Data) -> FuzzOutcome {
         let readSize = 1 + Int(data.first ?? 0) % 64
@@ -14,8 +15,8 @@ extension FuzzEntries {
         let whole: [JSONValue]?
         switch try? JSONValue(parsing: data) {
         case .array(let elements)?: whole = elements
-        case let value?: whole = [value]
-        case nil: whole = nil
+        case .object(let members)?: whole = [.object(members)]
+        default: whole = nil
         }
         guard scanned.json == whole else {
             return .broken("JSON records \(describe(scanned.json)), whole-text parse \(describe(whole))")
