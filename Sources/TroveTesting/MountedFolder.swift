@@ -25,6 +25,14 @@ public final class MountedFolder: Sendable {
         try MountedFolder(mounting: ["-t", "tmpfs", "-o", "size=\(bytes)", "tmpfs"], at: newMountPoint())
     }
 
+    /// Gives a ``tiny(bytes:)`` folder `bytes` bytes instead, keeping its files: room again
+    /// after a full disk.
+    public func resize(bytes: Int) throws {
+        guard MountedFolder.run(["/bin/mount", "-o", "remount,size=\(bytes)", url.path]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+        }
+    }
+
     /// `folder` seen through a read-only bind mount: every write there fails with "read-only
     /// file system", even for root.
     public static func readOnlyView(of folder: URL) throws -> MountedFolder {

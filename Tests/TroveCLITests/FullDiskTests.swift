@@ -7,7 +7,7 @@ import TroveTesting
 /// for the test (needs root, as CI has; skipped otherwise). The writer fails with a store error
 /// that says the disk is full, the store stays whole with every batch before the failure, and
 /// once there is room the same import finishes with the store a roomy disk would have made.
-@Suite(.enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"), .serialized)
+@Suite(.enabled(if: MountedFolder.isAvailable, "mounting a tmpfs needs root"), .serialized)
 struct FullDiskTests {
     static let sampleModel = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/Photos/model.json")
@@ -26,8 +26,7 @@ struct FullDiskTests {
 
     @Test func anImportThatFillsTheDiskStopsWholeAndFinishesOnceThereIsRoom() throws {
         let roomy = try TemporaryDirectory()
-        let disk = try SmallFilesystem(megabytes: 1)
-        defer { disk.unmount() }
+        let disk = try MountedFolder.tiny(bytes: 1 << 20)
         try Data(Self.records.utf8).write(to: roomy.file("photos.json"))
         let input = roomy.file("photos.json").path
 
@@ -45,15 +44,14 @@ struct FullDiskTests {
             .newBackgroundContext().fetchCount("Photo")
         #expect(kept > 0 && kept < 15_000 && kept % 1000 == 0, "\(kept) photos: whole batches only")
 
-        try disk.resize(megabytes: 16)
+        try disk.resize(bytes: 16 << 20)
         let resumed = try run(["import", "photos.trove", input, "--entity", "Photo", "--batch-size", "1000"], in: disk.url)
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(try run(["query", "photos.trove", "Photo", "--sort", "id", "--format", "json"], in: disk.url).stdout == expected)
     }
 
     @Test func aSaveThatFillsTheDiskThrowsAndKeepsTheContextsChanges() throws {
-        let disk = try SmallFilesystem(megabytes: 1)
-        defer { disk.unmount() }
+        let disk = try MountedFolder.tiny(bytes: 1 << 20)
         let url = disk.url.appendingPathComponent("photos.trove")
         let container = try Container(model: SampleModels.photos(), url: url)
         let context = container.newBackgroundContext()
@@ -66,44 +64,5 @@ struct FullDiskTests {
         #expect(context.hasChanges)
         #expect(try StoreIntegrity.problems(ofStoreAt: url) == [])
         #expect(try container.newBackgroundContext().fetchCount("Photo") == 0)
-    }
-}
-
-/// A tmpfs of a given size mounted on a new temporary folder, for a full disk that is real.
-struct SmallFilesystem {
-    let directory: TemporaryDirectory
-    var url: URL { directory.url }
-
-    /// Whether this process may mount one (it runs as root).
-    static let canMount = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
-
-    init(megabytes: Int) throws {
-        directory = try TemporaryDirectory()
-        try Self.mount(["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", directory.url.path])
-    }
-
-    func resize(megabytes: Int) throws {
-        try Self.mount(["-o", "remount,size=\(megabytes)m", directory.url.path])
-    }
-
-    func unmount() {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/umount")
-        process.arguments = [directory.url.path]
-        do {
-            try process.run()
-            process.waitUntilExit()
-        } catch {
-            Issue.record("cannot unmount \(directory.url.path): \(error)")
-        }
-    }
-
-    private static func mount(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/mount")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "mount \(arguments.joined(separator: " ")) failed")
     }
 }
