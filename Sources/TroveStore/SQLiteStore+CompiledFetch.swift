@@ -34,9 +34,16 @@ extension SQLiteStore {
     /// ```
     /// - Throws: ``StoreError`` `.unknownEntity`, or a ``ObjectPredicateError`` the compiler raises.
     public func compiledFetch(_ query: StoreQuery, selecting selection: FetchSelection = .objects) throws -> CompiledStatement {
-        // A query of a shape compiled before takes that statement, with its own arguments.
+        // A query of a shape compiled before takes that statement, with its own arguments:
+        // found with the query's request shape when it has one, by its whole shape otherwise.
+        let store = ObjectIdentifier(self)
+        if let kept = query.statements, let constants = StatementShape.constants(of: query),
+           let statement = kept.statement(of: store, for: query, selecting: selection, constants: constants) {
+            return CompiledStatement(sql: statement.sql, arguments: statement.arguments(constants: constants, query: query))
+        }
         let shaped = StatementShape.of(query, selecting: selection)
         if let (shape, constants) = shaped, let statement = statements.withLock({ $0[shape] }) {
+            query.statements?.keep(statement, of: store, for: query, selecting: selection, constants: constants)
             return CompiledStatement(sql: statement.sql, arguments: statement.arguments(constants: constants, query: query))
         }
         let layout = try schema.layout(of: query.entity.name)
@@ -56,6 +63,7 @@ extension SQLiteStore {
                 if statements.count >= 256 { statements.removeAll() }
                 statements[shape] = statement
             }
+            query.statements?.keep(statement, of: store, for: query, selecting: selection, constants: constants)
         }
         return CompiledStatement(sql: sql, arguments: compiler.arguments)
     }

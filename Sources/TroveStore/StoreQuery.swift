@@ -15,6 +15,10 @@ public struct StoreQuery: Sendable {
     public private(set) var limit: Int?
     /// How many rows to skip first.
     public private(set) var offset: Int
+    /// Where a store keeps the statements it compiled for queries of this one's request shape
+    /// (given by ``StoreQueryCache``, shared by every query it makes of that shape); `nil` for a
+    /// query checked on its own.
+    package fileprivate(set) var statements: ShapeStatements?
 
     /// Checks `request` against `model`.
     /// - Throws: ``StoreError`` `.unknownEntity`, or the ``ObjectPredicateError`` of the predicate or a sort descriptor
@@ -31,6 +35,7 @@ public struct StoreQuery: Sendable {
         self.sortDescriptors = try request.sortDescriptors.map { try $0.checked(for: entity, in: model) }
         self.limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         self.offset = max(0, request.fetchOffset)
+        self.statements = nil
     }
 
     /// `template` for another request of its shape: `predicate` checked in its place, and the
@@ -42,6 +47,7 @@ public struct StoreQuery: Sendable {
         self.sortDescriptors = template.sortDescriptors
         self.limit = request.fetchLimit > 0 ? request.fetchLimit : nil
         self.offset = max(0, request.fetchOffset)
+        self.statements = template.statements
     }
 
     /// The same query without its window (every matching row).
@@ -66,6 +72,10 @@ package final class StoreQueryCache {
     }
 
     private var queries: [Key: StoreQuery] = [:]
+    /// The last shape asked for with a predicate parsed from a format: asked again (the same
+    /// format, constants of the same kinds, the same entity and sort), it is found by identity,
+    /// without building and hashing the predicate's shape.
+    private var recent: (origin: ParsedFormat, kinds: [Int], request: FetchRequest, query: StoreQuery)?
     /// How many requests were answered from the cache (for tests).
     package private(set) var hits = 0
     /// The most shapes kept; past it, the cache starts over.
@@ -75,6 +85,14 @@ package final class StoreQueryCache {
 
     /// `request` checked against `model`, as ``StoreQuery/init(_:model:)`` checks it.
     package func query(for request: FetchRequest, model: Model) throws -> StoreQuery {
+        if let recent, let predicate = request.predicate, predicate.origin === recent.origin,
+           request.entityName == recent.request.entityName, request.includesSubentities == recent.request.includesSubentities,
+           request.sortDescriptors == recent.request.sortDescriptors,
+           let (constants, kinds) = predicate.constantsAndKinds(), kinds == recent.kinds,
+           let checked = recent.query.predicate?.replacingConstants(constants, of: predicate) {
+            hits += 1
+            return StoreQuery(recent.query, predicate: checked, window: request)
+        }
         var constants: [AttributeValue] = []
         var tokens: ShapeKey?
         if let predicate = request.predicate {
@@ -84,6 +102,7 @@ package final class StoreQueryCache {
         let key = Key(entityName: request.entityName, includesSubentities: request.includesSubentities,
                       predicate: tokens, sortDescriptors: request.sortDescriptors)
         if let template = queries[key] {
+            remember(template, for: request)
             guard let predicate = request.predicate else {
                 hits += 1
                 return StoreQuery(template, predicate: nil, window: request)
@@ -95,9 +114,17 @@ package final class StoreQueryCache {
             }
             return try StoreQuery(request, model: model)
         }
-        let query = try StoreQuery(request, model: model)
+        var query = try StoreQuery(request, model: model)
+        query.statements = ShapeStatements()
         if queries.count >= Self.limit { queries.removeAll() }
         queries[key] = query
+        remember(query, for: request)
         return query
+    }
+
+    /// Makes `template`, checked for `request`, the ``recent`` one if its predicate has an origin.
+    private func remember(_ template: StoreQuery, for request: FetchRequest) {
+        guard let origin = request.predicate?.origin, let kinds = request.predicate?.constantsAndKinds()?.kinds else { return }
+        recent = (origin, kinds, request, template)
     }
 }

@@ -84,6 +84,30 @@ import TroveTesting
         #expect(try store.fetch(fetch("id IN %@", ["p4", nil] as [String?])).map(\.objectID.primaryKey) == [5])
     }
 
+    /// Queries of one request shape, from a ``StoreQueryCache``, find their statement with that
+    /// shape (kept per selection, window and kinds of constants), and it is the one their own
+    /// shape finds.
+    @Test func queriesOfACachedRequestShapeFindTheirStatementByThatShape() throws {
+        let cache = StoreQueryCache()
+        func cached(_ argument: any PredicateArgument, limit: Int = 0) throws -> StoreQuery {
+            var request = FetchRequest(entityName: "Photo", predicate: try ObjectPredicate(format: "title == %@", argument))
+            request.fetchLimit = limit
+            return try cache.query(for: request, model: store.model)
+        }
+        for (argument, limit) in [("t1", 0), (nil, 0), ("t2", 0), ("t3", 1), (nil, 0), ("t4", 0)] as [(String?, Int)] {
+            let query = try cached(argument, limit: limit)
+            let expected = try store.compiledFetch(fetch("title == %@", argument, limit: limit))
+            #expect(try store.compiledFetch(query) == expected, "\(String(describing: argument)) limit \(limit)")
+            #expect(try store.compiledFetch(query, selecting: .objectIDs)
+                == store.compiledFetch(fetch("title == %@", argument, limit: limit), selecting: .objectIDs))
+        }
+        // A request with a nil constant is a request shape of its own.
+        let kept = try #require(try cached("t5").statements)
+        #expect(kept.count == 4, "a statement per selection, without and with a window: \(kept.count)")
+        #expect(try cached(String?.none).statements?.count == 2)
+        #expect(try store.fetch(cached("t3")).map(\.objectID.primaryKey) == [4])
+    }
+
     @Test func objectIDsSelectionSelectsOnlyTheKey() throws {
         let statement = try store.compiledFetch(query(), selecting: .objectIDs)
         #expect(statement.sql.hasPrefix("SELECT \"t\".\"_pk\" FROM \"Photo\" AS \"t\" WHERE"))

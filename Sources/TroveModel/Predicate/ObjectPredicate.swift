@@ -17,13 +17,26 @@
 /// that take one), so both forms compile to the same SQL and evaluate alike in memory.
 public struct ObjectPredicate: Sendable, Hashable {
     /// The tree of the condition.
-    public var root: Node
+    public var root: Node {
+        didSet { origin = nil }
+    }
     /// The text this predicate was parsed from, if any; used to draw carets under errors.
     public var format: String?
+    /// The parsed format the tree was made from, with the arguments in their places; `nil`
+    /// once the tree is changed. Predicates of one origin whose constants are of the same
+    /// kinds have the same shape (see ``shape()``), which a cache can tell without building it.
+    package private(set) var origin: ParsedFormat?
 
     package init(root: Node, format: String?) {
         self.root = root
         self.format = format
+        self.origin = nil
+    }
+
+    init(root: Node, format: String, origin: ParsedFormat) {
+        self.root = root
+        self.format = format
+        self.origin = origin
     }
 
     public static func == (lhs: ObjectPredicate, rhs: ObjectPredicate) -> Bool { lhs.root == rhs.root }
@@ -304,7 +317,7 @@ extension ObjectPredicate {
     /// left unbound makes ``checked(for:in:)`` throw.
     public func substituting(_ variables: [String: any PredicateArgument]) -> ObjectPredicate {
         let values = variables.mapValues { $0.predicateArgumentValue.expression }
-        return ObjectPredicate(root: root.substituting(values), format: format)
+        return ObjectPredicate(root: root.substituting { values[$0] }, format: format)
     }
 }
 
@@ -320,7 +333,8 @@ extension ObjectPredicate.Node {
         }
     }
 
-    func substituting(_ values: [String: ObjectPredicate.Expression]) -> ObjectPredicate.Node {
+    /// The node with each variable `value(name)` gives an expression for replaced by it.
+    func substituting(_ values: (String) -> ObjectPredicate.Expression?) -> ObjectPredicate.Node {
         switch self {
         case .constant:
             return self
@@ -349,10 +363,10 @@ extension ObjectPredicate.Expression {
         }
     }
 
-    func substituting(_ values: [String: ObjectPredicate.Expression]) -> ObjectPredicate.Expression {
+    func substituting(_ values: (String) -> ObjectPredicate.Expression?) -> ObjectPredicate.Expression {
         switch self {
         case .value, .keyPath, .object: self
-        case .variable(let name): values[name] ?? self
+        case .variable(let name): values(name) ?? self
         case .list(let items): .list(items.map { $0.substituting(values) })
         case .aggregate(let function, let collection, let key):
             .aggregate(function, of: collection.substituting(values), key: key)

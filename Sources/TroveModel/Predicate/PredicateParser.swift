@@ -19,8 +19,14 @@ extension ObjectPredicate {
     /// Parses a predicate, binding the format arguments of an array (see ``init(format:_:)``).
     /// - Throws: ``ObjectPredicateError``.
     public init(format: String, arguments: [any PredicateArgument]) throws(ObjectPredicateError) {
+        let values = arguments.map(\.predicateArgumentValue)
+        // A format parsed before: its tree, with these arguments in their places.
+        if let parsed = ParsedFormat.parsed(format), let root = parsed.root(with: values) {
+            self.init(root: root, format: format, origin: parsed)
+            return
+        }
         do {
-            var parser = try PredicateParser(format: format, arguments: arguments.map(\.predicateArgumentValue))
+            var parser = try PredicateParser(format: format, arguments: values)
             self.init(root: try parser.parse(), format: format)
         } catch {
             throw error.located(in: format)
@@ -65,10 +71,22 @@ struct PredicateParser {
     /// parser, the checker or the evaluators.
     private var depth = 0
 
+    /// When parsing a ``ParsedFormat``: arguments are not read, each gets a placeholder.
+    private let placeholders: Bool
+
     init(format: String, arguments: [PredicateArgumentValue]) throws(ObjectPredicateError) {
         self.tokens = try PredicateLexer.tokens(of: format)
         self.format = format
         self.arguments = arguments
+        self.placeholders = false
+    }
+
+    /// A parser of `tokens` (of `format`) giving `count` arguments placeholders.
+    init(tokens: [PredicateToken], format: String, placeholders count: Int) {
+        self.tokens = tokens
+        self.format = format
+        self.arguments = Array(repeating: .value(.null), count: count)
+        self.placeholders = true
     }
 
     mutating func parse() throws(ObjectPredicateError) -> ObjectPredicate.Node {
@@ -261,6 +279,7 @@ struct PredicateParser {
             if letters == "K" {
                 return try keyPathTail(variable: nil, items: try splicedKeyPath(argument, at: token), column: token.column)
             }
+            if placeholders { return .variable(ParsedFormat.placeholder(argumentIndex - 1)) }
             return try value(of: argument, specifier: letters, at: token)
         case .identifier(let name, let escaped):
             if escaped || !Self.isReserved(name) {
@@ -466,21 +485,31 @@ struct PredicateParser {
         return parts.map { $0.hasPrefix("@") ? .function(String($0.dropFirst()).lowercased(), column: token.column) : .key($0) }
     }
 
-    private func value(of argument: PredicateArgumentValue, specifier: String, at token: PredicateToken) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
-        let kind: String
+    /// What `argument` given for `%specifier` stands for; `nil` when that specifier does not
+    /// take it.
+    static func expression(of argument: PredicateArgumentValue, specifier: String) -> ObjectPredicate.Expression? {
         switch (specifier, argument) {
-        case ("@", _):
-            return argument.expression
-        case ("s", .value(.string)), ("f", .value(.double)), ("lf", .value(.double)),
+        case ("@", _),
+             ("s", .value(.string)), ("f", .value(.double)), ("lf", .value(.double)),
              ("f", .value(.decimal)), ("lf", .value(.decimal)):
-            return argument.expression
+            argument.expression
         case ("f", .value(.integer(let i))), ("lf", .value(.integer(let i))):
-            return .value(.double(Double(i)))
-        case ("s", _): kind = "a string"
-        case ("f", _), ("lf", _): kind = "a number"
+            .value(.double(Double(i)))
+        case ("s", _), ("f", _), ("lf", _):
+            nil
         case (_, .value(.integer)):
-            return argument.expression
-        default: kind = "an integer"
+            argument.expression
+        default:
+            nil
+        }
+    }
+
+    private func value(of argument: PredicateArgumentValue, specifier: String, at token: PredicateToken) throws(ObjectPredicateError) -> ObjectPredicate.Expression {
+        if let expression = Self.expression(of: argument, specifier: specifier) { return expression }
+        let kind = switch specifier {
+        case "s": "a string"
+        case "f", "lf": "a number"
+        default: "an integer"
         }
         let got = switch argument {
         case .value(let v): v.kindWithArticle

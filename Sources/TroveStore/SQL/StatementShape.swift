@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TroveModel
 
 /// What the SQL text of a fetch depends on: the query with each constant of its predicate
@@ -76,10 +77,36 @@ struct StatementShape: Hashable, Sendable {
         return true
     }
 
+    /// The predicate's constants of a query that has a shape, in the order ``of(_:selecting:)``
+    /// gives them, without the shape: for a query whose shape is known (see ``ShapeStatements``).
+    static func constants(of query: StoreQuery) -> [AttributeValue]? {
+        var constants: [AttributeValue] = []
+        guard let root = query.predicate?.root else { return constants }
+        func collect(_ node: CheckedPredicate.Node) -> Bool {
+            switch node {
+            case .constant: return true
+            case .not(let operand): return collect(operand)
+            case .and(let parts), .or(let parts): return parts.allSatisfy(collect)
+            case .comparison(let comparison): return collect(comparison.left) && collect(comparison.right)
+            case .objects: return false
+            }
+        }
+        func collect(_ operand: CheckedPredicate.Operand) -> Bool {
+            switch operand {
+            case .value(let value): constants.append(value)
+            case .list(let values): constants += values
+            case .keyPath: break
+            case .aggregate: return false
+            }
+            return true
+        }
+        return collect(root) ? constants : nil
+    }
+
     /// A number for every value the compiler treats as it treats `value`: its case's
     /// ``AttributeValue/kindCode``, and for a double, whether a decimal holds it (one that none
     /// holds is compared as a double with a decimal attribute).
-    private static func kind(of value: AttributeValue) -> Int {
+    static func kind(of value: AttributeValue) -> Int {
         if case .double(let d) = value, Decimal(shortestDigitsOf: d) == nil { return 99 }
         return value.kindCode
     }
@@ -113,5 +140,54 @@ struct ShapedStatement: Sendable {
         self.bindings = bindings
         guard bindings.count == constants.count(where: { !$0.isNull }),
               arguments(constants: constants, query: query) == compiled else { return nil }
+    }
+}
+
+/// The statements a store compiled for the queries of one request shape, kept with the shape's
+/// checked template in a ``StoreQueryCache`` and shared by every query made from it: such a
+/// query finds its statement here — after comparing its constants' kinds — instead of
+/// flattening and hashing its whole shape again (which cost a tenth of a fetch by unique key).
+package final class ShapeStatements: Sendable {
+    /// A statement, and what of the query it was compiled for its shape holds beyond the
+    /// request's shape: the store, the selection, whether a window is bound, the constants' kinds.
+    private struct Entry {
+        let store: ObjectIdentifier
+        let selection: SQLiteStore.FetchSelection
+        let windowed: Bool
+        let kinds: [Int]
+        let statement: ShapedStatement
+    }
+
+    /// Few: a request shape gives a statement per selection and window (and per kinds of
+    /// constants, which rarely vary).
+    private let entries = Mutex<[Entry]>([])
+
+    package init() {}
+
+    /// How many statements are kept (for tests).
+    package var count: Int { entries.withLock(\.count) }
+
+    /// The statement `store` compiled for `query` (whose predicate's constants are
+    /// `constants`), if kept.
+    func statement(of store: ObjectIdentifier, for query: StoreQuery, selecting selection: SQLiteStore.FetchSelection,
+                   constants: [AttributeValue]) -> ShapedStatement? {
+        let windowed = query.limit != nil || query.offset > 0
+        return entries.withLock { entries in
+            entries.first { entry in
+                entry.store == store && entry.selection == selection && entry.windowed == windowed
+                    && entry.kinds.elementsEqual(constants.lazy.map(StatementShape.kind(of:)))
+            }?.statement
+        }
+    }
+
+    /// Keeps `statement`, compiled by `store` for `query` with `constants`.
+    func keep(_ statement: ShapedStatement, of store: ObjectIdentifier, for query: StoreQuery,
+              selecting selection: SQLiteStore.FetchSelection, constants: [AttributeValue]) {
+        let entry = Entry(store: store, selection: selection, windowed: query.limit != nil || query.offset > 0,
+                          kinds: constants.map(StatementShape.kind(of:)), statement: statement)
+        entries.withLock { entries in
+            if entries.count >= 8 { entries.removeAll() }
+            entries.append(entry)
+        }
     }
 }
