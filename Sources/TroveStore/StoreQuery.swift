@@ -72,10 +72,6 @@ package final class StoreQueryCache {
     }
 
     private var queries: [Key: StoreQuery] = [:]
-    /// The last shape asked for with a predicate parsed from a format: asked again (the same
-    /// format, constants of the same kinds, the same entity and sort), it is found by identity,
-    /// without building and hashing the predicate's shape.
-    private var recent: (origin: ParsedFormat, kinds: [Int], request: FetchRequest, query: StoreQuery)?
     /// How many requests were answered from the cache (for tests).
     package private(set) var hits = 0
     /// The most shapes kept; past it, the cache starts over.
@@ -85,14 +81,6 @@ package final class StoreQueryCache {
 
     /// `request` checked against `model`, as ``StoreQuery/init(_:model:)`` checks it.
     package func query(for request: FetchRequest, model: Model) throws -> StoreQuery {
-        if let recent, let predicate = request.predicate, predicate.origin === recent.origin,
-           request.entityName == recent.request.entityName, request.includesSubentities == recent.request.includesSubentities,
-           request.sortDescriptors == recent.request.sortDescriptors,
-           let (constants, kinds) = predicate.constantsAndKinds(), kinds == recent.kinds,
-           let checked = recent.query.predicate?.replacingConstants(constants, of: predicate) {
-            hits += 1
-            return StoreQuery(recent.query, predicate: checked, window: request)
-        }
         var constants: [AttributeValue] = []
         var tokens: ShapeKey?
         if let predicate = request.predicate {
@@ -102,7 +90,6 @@ package final class StoreQueryCache {
         let key = Key(entityName: request.entityName, includesSubentities: request.includesSubentities,
                       predicate: tokens, sortDescriptors: request.sortDescriptors)
         if let template = queries[key] {
-            remember(template, for: request)
             guard let predicate = request.predicate else {
                 hits += 1
                 return StoreQuery(template, predicate: nil, window: request)
@@ -118,13 +105,6 @@ package final class StoreQueryCache {
         query.statements = ShapeStatements()
         if queries.count >= Self.limit { queries.removeAll() }
         queries[key] = query
-        remember(query, for: request)
         return query
-    }
-
-    /// Makes `template`, checked for `request`, the ``recent`` one if its predicate has an origin.
-    private func remember(_ template: StoreQuery, for request: FetchRequest) {
-        guard let origin = request.predicate?.origin, let kinds = request.predicate?.constantsAndKinds()?.kinds else { return }
-        recent = (origin, kinds, request, template)
     }
 }

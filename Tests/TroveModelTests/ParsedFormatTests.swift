@@ -57,14 +57,12 @@ struct ParsedFormatTests {
         #expect(trees > 500 && errors > 500, "both outcomes are exercised (\(trees) trees, \(errors) errors)")
     }
 
-    @Test func predicatesOfAKeptFormatShareItsOriginUntilTheirTreeChanges() throws {
-        let first = try ObjectPredicate(format: "views > %d AND title == %@", 1, "a")
-        var second = try ObjectPredicate(format: "views > %d AND title == %@", 2, "b")
-        #expect(first.origin != nil && first.origin === second.origin)
-        #expect(first != second)
-        second.root = .constant(true)
-        #expect(second.origin == nil, "a changed tree is no longer the format's")
+    @Test func aFormatIsParsedOnceAndKeptUnlessItsTreeDependsOnItsArguments() throws {
+        let format = "views > %d AND title == %@ AND id != %@"
+        let kept = try #require(ParsedFormat.parsed(format))
+        #expect(ParsedFormat.parsed(format) === kept, "asked again, the kept parse is returned")
         // A format whose tree depends on its arguments' values is parsed every time.
-        #expect(try ObjectPredicate(format: "%K == %@", "title", "a").origin == nil)
+        #expect(ParsedFormat.parsed("%K == %@") == nil)
+        #expect(ParsedFormat.parsed("views > ") == nil, "a syntax error is left to the parser, which says why")
     }
 }

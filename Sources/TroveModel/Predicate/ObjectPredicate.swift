@@ -17,26 +17,13 @@
 /// that take one), so both forms compile to the same SQL and evaluate alike in memory.
 public struct ObjectPredicate: Sendable, Hashable {
     /// The tree of the condition.
-    public var root: Node {
-        didSet { origin = nil }
-    }
+    public var root: Node
     /// The text this predicate was parsed from, if any; used to draw carets under errors.
     public var format: String?
-    /// The parsed format the tree was made from, with the arguments in their places; `nil`
-    /// once the tree is changed. Predicates of one origin whose constants are of the same
-    /// kinds have the same shape (see ``shape()``), which a cache can tell without building it.
-    package private(set) var origin: ParsedFormat?
 
     package init(root: Node, format: String?) {
         self.root = root
         self.format = format
-        self.origin = nil
-    }
-
-    init(root: Node, format: String, origin: ParsedFormat) {
-        self.root = root
-        self.format = format
-        self.origin = origin
     }
 
     public static func == (lhs: ObjectPredicate, rhs: ObjectPredicate) -> Bool { lhs.root == rhs.root }

@@ -22,7 +22,7 @@ extension ObjectPredicate {
         let values = arguments.map(\.predicateArgumentValue)
         // A format parsed before: its tree, with these arguments in their places.
         if let parsed = ParsedFormat.parsed(format), let root = parsed.root(with: values) {
-            self.init(root: root, format: format, origin: parsed)
+            self.init(root: root, format: format)
             return
         }
         do {

@@ -82,6 +82,7 @@ struct StatementShape: Hashable, Sendable {
     static func constants(of query: StoreQuery) -> [AttributeValue]? {
         var constants: [AttributeValue] = []
         guard let root = query.predicate?.root else { return constants }
+        constants.reserveCapacity(4)
         func collect(_ node: CheckedPredicate.Node) -> Bool {
             switch node {
             case .constant: return true
