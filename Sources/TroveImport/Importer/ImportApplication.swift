@@ -19,6 +19,10 @@ struct ImportApplication {
     private var found: [FetchedResults<ManagedObject>] = []
     /// The last record that touched each object, to blame it when the save refuses the object.
     private var touchedBy: [ObjectID: Int] = [:]
+    /// The objects each existing object's relationships held before the batch first set them,
+    /// by relationship position: a record may set a link and set it back (through a nested
+    /// object that is the same object), which leaves the object as it was.
+    private var linksBefore: [ObjectID: [Int: [ObjectID]]] = [:]
 
     init(context: ObjectContext, hooks: ImportHooks) {
         self.context = context
@@ -76,6 +80,11 @@ struct ImportApplication {
         touchedBy[object.objectID] = record
 
         var changes = false
+        if existing[object.objectID] != nil {
+            for index in node.toOne.map(\.index) + node.toMany.map(\.index) where linksBefore[object.objectID]?[index] == nil {
+                linksBefore[object.objectID, default: [:]][index] = try object.objectIDs(forRelationshipNamed: entity.relationships[index].name)
+            }
+        }
         for (index, value) in node.values {
             changes = try object.setValue(value, forAttributeAt: index) || changes
         }
@@ -141,12 +150,12 @@ struct ImportApplication {
     }
 
     /// What the batch did per entity (before its save: inserted objects still have temporary IDs).
-    func counts() -> [String: ImportReport.EntityCounts] {
+    func counts() throws -> [String: ImportReport.EntityCounts] {
         var counts: [String: ImportReport.EntityCounts] = [:]
         for id in inserted { counts[id.entityName, default: .init()].inserted += 1 }
         for id in stubs { counts[id.entityName, default: .init()].stubs += 1 }
         for object in existing.values where !object.isDeleted {
-            if changed.contains(object.objectID) && object.isUpdated {
+            if try changed.contains(object.objectID) && (!object.changedValues().isEmpty || linksDiffer(object)) {
                 counts[object.entity.name, default: .init()].updated += 1
             } else {
                 counts[object.entity.name, default: .init()].unchanged += 1
@@ -154,5 +163,16 @@ struct ImportApplication {
         }
         for (name, deleted) in orphansDeleted { counts[name, default: .init()].deleted += deleted }
         return counts
+    }
+
+    /// Whether a relationship the batch set on an existing object holds other objects than
+    /// before (in another order, for an ordered one). A change the inverse of another object's
+    /// link made is that object's change, as the rows path counts it.
+    private func linksDiffer(_ object: ManagedObject) throws -> Bool {
+        try (linksBefore[object.objectID] ?? [:]).contains { index, before in
+            let relationship = object.entity.relationships[index]
+            let now = try object.objectIDs(forRelationshipNamed: relationship.name)
+            return relationship.isOrdered ? now != before : Set(now) != Set(before)
+        }
     }
 }

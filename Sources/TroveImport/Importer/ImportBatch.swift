@@ -126,7 +126,7 @@ struct ImportBatch {
             if failed { continue }
             do {
                 try importer.beforeBatchSave?()
-                let counts = application.counts()
+                let counts = try application.counts()
                 for (key, value) in metadata { context.setStoreMetadata(value, forKey: key) }
                 try context.save()
                 return report(accepted, counts: counts, seen: &seen)
@@ -172,25 +172,62 @@ struct ImportBatch {
     /// Rejects the records whose objects break the model's rules, naming each failing value as
     /// the record's reader would (entity.key, at the key); rethrows `error` when no record is to
     /// blame. `touched` tells the last record that touched an object, and the object's key.
+    ///
+    /// A record's failures are listed in the order the record reads (the object of the record
+    /// first, then those nested in it, in the model's order), each object's in the model's order
+    /// of its attributes, then relationships; the rejection's path is the first one's. Rows and
+    /// objects find failures in other orders (rows in the batch's, objects by insertion and
+    /// update): sorted here, both paths give the same rejection.
     private mutating func rejectInvalid(_ error: ValidationError, _ accepted: [ParsedRecords.Plan],
                                         blaming touched: (ObjectID) -> (record: Int, key: UniqueKey?)?) throws {
-        var byRecord: [Int: (plan: ParsedRecords.Plan, path: String, failures: [ValidationError.Failure])] = [:]
+        typealias Blamed = (rank: (node: Int, key: Int), path: String, failure: ValidationError.Failure)
+        var byRecord: [Int: (plan: ParsedRecords.Plan, failures: [Blamed])] = [:]
         for failure in error.failures {
             guard let (record, key) = touched(failure.objectID) else { continue }
             // The record that set the failing value, else the last one that touched the object.
-            guard let (plan, node) = Self.setter(of: failure.key, on: key, in: accepted)
-                ?? accepted.first(where: { $0.index == record }).map({ ($0, $0.node) }) else { continue }
+            let setter = Self.setter(of: failure.key, on: key, in: accepted)
+            guard let plan = setter?.0 ?? accepted.first(where: { $0.index == record }) else { continue }
+            // The object's place in the record: the node that set the value, else the record's
+            // node of the object, else after the record's nodes (an object it only names: a stub).
+            let position = setter.map { found in plan.nodes.firstIndex { $0 === found.1 } ?? 0 }
+                ?? key.flatMap { key in plan.nodes.firstIndex { $0.key == key } }
+            let node = position.map { plan.nodes[$0] } ?? plan.node
+            let named = key.flatMap { key in plan.references.firstIndex { $0.key == key } }.map { plan.nodes.count + $0 }
+            let rank = (node: position ?? named ?? plan.nodes.count + plan.references.count, key: rank(of: failure))
+            if setter == nil, !failure.objectID.isTemporary, let name = failure.key {
+                // A stored object's value that no record sets: the object is saved whole (as
+                // Core Data validates it), so the record cannot land until the value is fixed.
+                let stored = ValidationError.Failure(
+                    objectID: failure.objectID, key: name, rule: failure.rule,
+                    message: "the stored value breaks the model's rule: \(failure.message); the record does not set \(name), but \(failure.objectID.entityName) objects are saved whole, so set a valid \(name) in the record or fix the stored object, then import again")
+                byRecord[plan.index, default: (plan, [])].failures.append((rank, node.path, stored))
+                continue
+            }
             let path = failure.key.map { ImportParser.join(node.path, $0) } ?? node.path
-            byRecord[plan.index, default: (plan, path, [])].failures.append(failure)
+            byRecord[plan.index, default: (plan, [])].failures.append((rank, path, failure))
         }
-        for (index, blamed) in byRecord {
-            let reason = blamed.failures.map { failure in
-                "\(failure.objectID.entityName)\(failure.key.map { ".\($0)" } ?? ""): \(failure.message)"
+        for index in byRecord.keys.sorted() {
+            guard let blamed = byRecord[index] else { continue }
+            // Stable: one attribute's failures stay in the order its rules are checked.
+            let failures = blamed.failures.enumerated().sorted { a, b in
+                (a.element.rank.node, a.element.rank.key, a.offset) < (b.element.rank.node, b.element.rank.key, b.offset)
+            }.map(\.element)
+            let reason = failures.map { blamed in
+                "\(blamed.failure.objectID.entityName)\(blamed.failure.key.map { ".\($0)" } ?? ""): \(blamed.failure.message)"
             }.joined(separator: "; ")
-            try reject(Rejection(path: blamed.path, value: nil, expected: "", reason: reason)
+            try reject(Rejection(path: failures.first?.path ?? blamed.plan.node.path, value: nil, expected: "", reason: reason)
                 .rejected(index: index, record: try blamed.plan.node.record))
         }
         if byRecord.isEmpty { throw error }
+    }
+
+    /// Where a failure's key comes in its entity: attributes in the model's order, then
+    /// relationships, then a failure of the object as a whole (no key).
+    private func rank(of failure: ValidationError.Failure) -> Int {
+        guard let key = failure.key, let entity = context.model.entity(named: failure.objectID.entityName) else { return Int.max }
+        if let position = entity.attributeIndex(named: key) { return position }
+        if let position = entity.relationshipIndex(named: key) { return entity.attributes.count + position }
+        return Int.max
     }
 
     /// The last plan, and its node, that set `name` on the object with `key`.
