@@ -18,7 +18,9 @@ struct ImportCommand: ParsableCommand {
             its index, JSON path and reason; the others still land.
             Each batch is saved in one transaction together with a checkpoint: if the import is \
             interrupted (killed, a crash, a power cut), running the same command again resumes \
-            just after the last saved batch; --restart starts over. `trove inspect` shows checkpoints.
+            just after the last saved batch; --restart starts over. `trove inspect` shows checkpoints. \
+            One import of a file runs at a time: a second import of the same file waits for the \
+            first to finish (saying so), then starts over, or resumes if the first was killed.
             Prints progress (a bar when stderr is a terminal, else a line every few seconds) and \
             a summary on stderr. Exit codes: 0 every record imported; 2 some records rejected \
             (the rest landed), --strict stopped, the input is not JSON (the records before the \

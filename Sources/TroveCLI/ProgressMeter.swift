@@ -26,9 +26,13 @@ final class ProgressMeter {
         if !isTerminal { lastShown = clock.now }
     }
 
-    /// Shows `progress` if enough time passed since the last; a resumed import's starting
-    /// point always, as a line of its own.
+    /// Shows `progress` if enough time passed since the last; a wait for another import, and a
+    /// resumed import's starting point, always, as lines of their own.
     func show(_ progress: ImportProgress) {
+        if progress.isWaiting {
+            write(Self.waitingLine(input: input) + "\n")
+            return
+        }
         if progress.isResumePoint {
             write(Self.resumeLine(progress, input: input) + "\n")
             return
@@ -62,6 +66,10 @@ final class ProgressMeter {
         text += "\(progress.recordsRead) records  " + String(format: "%.1fk rec/s", progress.recordsPerSecond / 1000)
         if let left = progress.estimatedTimeRemaining { text += "  about \(seconds(left)) left" }
         return text
+    }
+
+    static func waitingLine(input: String) -> String {
+        "trove import \(input): waiting for another import of \(input) to finish (one import of a file runs at a time)"
     }
 
     static func resumeLine(_ progress: ImportProgress, input: String) -> String {

@@ -51,8 +51,8 @@ public enum CLIRunner {
         // Read both pipes to the end on threads of their own, so a large output cannot block
         // the child while the caller works.
         let outputData = ReadBox(), errorData = ReadBox()
-        Thread { outputData.data = stdout.fileHandleForReading.readDataToEndOfFile() }.start()
-        Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }.start()
+        Thread { outputData.read(stdout.fileHandleForReading) }.start()
+        Thread { errorData.read(stderr.fileHandleForReading) }.start()
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         return Running(process: process, output: outputData, error: errorData)
@@ -65,6 +65,17 @@ public enum CLIRunner {
         fileprivate let output: ReadBox
         fileprivate let error: ReadBox
 
+        /// Waits until the process has written `text` to its standard error (`true`), or has
+        /// ended without writing it (`false`): to act once it reached a point it reports.
+        public func waitForStandardError(containing text: String) -> Bool {
+            while true {
+                let done = error.done
+                if String(decoding: error.data, as: UTF8.self).contains(text) { return true }
+                if done { return false }
+                usleep(1000)
+            }
+        }
+
         /// Waits for the process to end and returns what it printed and how it ended.
         public func wait() -> Result {
             process.waitUntilExit()
@@ -76,15 +87,24 @@ public enum CLIRunner {
     }
 }
 
-/// Bytes read on another thread; `done` once they are all there.
-private final class ReadBox: @unchecked Sendable {  // @unchecked: written once by the reader, read after `done` flips under the lock.
+/// Bytes read on another thread as they come; `done` once they are all there.
+private final class ReadBox: @unchecked Sendable {  // @unchecked: every access to its state is under the lock.
     private let lock = NSLock()
     private var storage = Data()
     private var finished = false
 
-    var data: Data {
-        get { lock.withLock { storage } }
-        set { lock.withLock { storage = newValue; finished = true } }
+    /// The bytes read so far.
+    var data: Data { lock.withLock { storage } }
+
+    /// Reads `handle` to its end, keeping each chunk as it comes.
+    func read(_ handle: FileHandle) {
+        while true {
+            let chunk = handle.availableData
+            lock.withLock {
+                if chunk.isEmpty { finished = true } else { storage.append(chunk) }
+            }
+            if chunk.isEmpty { return }
+        }
     }
 
     var done: Bool { lock.withLock { finished } }

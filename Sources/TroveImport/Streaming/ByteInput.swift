@@ -85,7 +85,35 @@ final class ByteInput {
     }
 
     deinit {
+        // Closing drops the lock of ``lockExclusively(whileWaiting:)``.
         if ownsDescriptor { close(descriptor) }
+    }
+
+    /// Takes an exclusive `flock(2)` on the input file, held until ``unlock()`` or until the
+    /// input is closed (or the process ends, even killed): two streamed imports of one file, in one process or two,
+    /// never run at once, so that they never share its checkpoint. Returns at once when no
+    /// other import holds it; else calls `waiting` and waits for it. Takes nothing for
+    /// standard input or data in memory, nor on a file system without locks (whose imports are
+    /// then not kept apart).
+    func lockExclusively(whileWaiting waiting: () -> Void) {
+        guard ownsDescriptor else { return }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            switch errno {
+            case EINTR: continue
+            case EWOULDBLOCK:
+                waiting()
+                while flock(descriptor, LOCK_EX) != 0, errno == EINTR {}
+            default: break
+            }
+            return
+        }
+    }
+
+    /// Lets go of the lock of ``lockExclusively(whileWaiting:)`` (the reader may still be
+    /// reading ahead, on its thread, when an import ends).
+    func unlock() {
+        guard ownsDescriptor else { return }
+        while flock(descriptor, LOCK_UN) != 0, errno == EINTR {}
     }
 
     /// The input offset of buffer position `position`.

@@ -108,6 +108,10 @@ public struct ImportProgress: Sendable, Hashable {
     /// Where this run started in the input (a resumed import's checkpoint).
     public var startBytes: Int64
 
+    /// Whether this is the report an import gives before waiting for another import of the
+    /// same input file to end (its checkpoint is that import's until then); nothing is read yet.
+    public var isWaiting: Bool
+
     /// Whether this is the report a resumed import gives before reading anything: where it
     /// resumes (``bytesRead`` and ``recordsRead``), nothing imported by this run yet.
     public var isResumePoint: Bool {
@@ -116,7 +120,7 @@ public struct ImportProgress: Sendable, Hashable {
 
     /// Creates a progress value (Trove makes them; this is for previews and tests).
     public init(bytesRead: Int64, totalBytes: Int64?, recordsRead: Int, recordsRejected: Int, elapsed: Duration,
-                recordsPerSecond: Double, isFinished: Bool, startBytes: Int64 = 0) {
+                recordsPerSecond: Double, isFinished: Bool, startBytes: Int64 = 0, isWaiting: Bool = false) {
         self.bytesRead = bytesRead
         self.totalBytes = totalBytes
         self.recordsRead = recordsRead
@@ -125,6 +129,7 @@ public struct ImportProgress: Sendable, Hashable {
         self.recordsPerSecond = recordsPerSecond
         self.isFinished = isFinished
         self.startBytes = startBytes
+        self.isWaiting = isWaiting
     }
 }
 

@@ -18,10 +18,17 @@ extension Importer {
     ///
     /// With a sync scope the import always starts from the first record and writes no
     /// checkpoint (the scope must see every record of the input in one run).
+    ///
+    /// One file is imported by one streamed import at a time: another import of the same file
+    /// (the same file, under any path; in this process or another) waits for this one to end
+    /// before it reads the checkpoint (it then says so first: ``ImportProgress/isWaiting``),
+    /// so that it never takes a running import's checkpoint for an interrupted one. It holds an
+    /// exclusive `flock(2)` on the file while it runs.
     /// - Parameters:
     ///   - resume: `.restart` ignores the checkpoint.
-    ///   - progress: called after each chunk is saved, and first, when the import resumes, with
-    ///     where it resumes (``ImportProgress/isResumePoint``).
+    ///   - progress: called after each chunk is saved; first, when another import of the file
+    ///     runs, once before waiting for it (``ImportProgress/isWaiting``), and when the import
+    ///     resumes, with where it resumes (``ImportProgress/isResumePoint``).
     ///   - isCancelled: asked after each chunk; `true` stops the import there, checkpoint kept.
     /// - Throws: ``ImportError``: `.invalidJSON` with the byte offset (and line, for NDJSON) of
     ///   the fault, the records before it imported and in the error's report; `.cancelled`;
@@ -31,6 +38,12 @@ extension Importer {
                              isCancelled: (() -> Bool)? = nil) throws -> ImportReport {
         let entity = try importTarget(entityName)
         let bytes = try ByteInput(input)
+        // Before the checkpoint is read: another import of this file may be writing it.
+        bytes.lockExclusively {
+            progress?(ImportProgress(bytesRead: 0, totalBytes: bytes.size, recordsRead: 0, recordsRejected: 0, elapsed: .zero,
+                                     recordsPerSecond: 0, isFinished: false, isWaiting: true))
+        }
+        defer { bytes.unlock() }
         let head = String(try bytes.headDigest(), radix: 16)
         let key = ImportCheckpoint.metadataKey(for: entity.name)
         let checkpointing = options.syncScope == nil
