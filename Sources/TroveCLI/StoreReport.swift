@@ -79,13 +79,13 @@ struct StoreReport {
 
     func json() -> JSONValue {
         let entities: [JSONValue] = model.entities.map { entity in
-            var object: [String: JSONValue] = [
+            var object: JSONObject = [
                 "name": .string(entity.name),
                 "rows": .integer(Int64(rowCounts[entity.name] ?? 0)),
                 "abstract": .bool(entity.isAbstract),
                 "uniqueBy": .array(entity.uniqueBy.map { .array($0.map(JSONValue.string)) }),
                 "attributes": .array(entity.attributes.map { attribute in
-                    var members: [String: JSONValue] = [
+                    var members: JSONObject = [
                         "name": .string(attribute.name), "type": .string(attribute.type.rawValue), "optional": .bool(attribute.isOptional),
                     ]
                     if attribute.isTransient { members["transient"] = true }
@@ -108,7 +108,7 @@ struct StoreReport {
             "sqliteVersion": .string(sqliteVersion),
             "keyStyle": .string(model.keyStyle.rawValue),
             "entities": .array(entities),
-            "metadata": .object(metadata.mapValues(JSONValue.string)),
+            "metadata": .object(JSONObject(metadata.mapValues(JSONValue.string))),
             "checkpoints": .array(checkpoints.map { checkpoint in
                 .object(["entity": .string(checkpoint.entity), "input": .string(checkpoint.input),
                          "inputSize": checkpoint.inputSize.map { .integer($0) } ?? .null, "options": .string(checkpoint.options),

@@ -154,7 +154,7 @@ struct ValueDecoder: Decoder, SingleValueDecodingContainer {
 // MARK: - Keyed container
 
 struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let members: [String: JSONValue]
+    let members: JSONObject
     let codingPath: [any CodingKey]
     let state: DecodingState
 

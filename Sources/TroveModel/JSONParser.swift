@@ -101,7 +101,7 @@ package struct JSONParser {
 
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         guard try openObject() else { return .object([:]) }
-        // Collected first, so that the dictionary is made once at its size, never rehashed.
+        // Collected first, so that the object is made once at its size, never rehashed.
         var pairs: [(key: String, value: JSONValue)] = []
         if buildsValues { pairs.reserveCapacity(16) }
         repeat {
@@ -109,9 +109,7 @@ package struct JSONParser {
             let value = try parseValue()
             if buildsValues { pairs.append((key.string, value)) }
         } while try closeMember()
-        var members = [String: JSONValue](minimumCapacity: pairs.count)
-        for (key, value) in pairs { members[key] = value }  // a repeated key keeps its last value
-        return .object(members)
+        return .object(JSONObject(pairs))  // a repeated key (byte for byte) keeps its last value
     }
 
     // MARK: Objects member by member

@@ -3,8 +3,8 @@ public import Foundation
 /// A JSON value, parsed strictly by RFC 8259 (see ``JSONValue/init(parsing:)``).
 ///
 /// Numbers keep their literal text, so an integer beyond 2^53 or a long decimal keeps every
-/// digit; read them with ``int64Value``, ``doubleValue`` or ``decimalValue``. In an object a
-/// repeated key keeps its last value.
+/// digit; read them with ``int64Value``, ``doubleValue`` or ``decimalValue``. An object's
+/// member names compare by their bytes (see ``JSONObject``); a repeated name keeps its last value.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Hashable {
     case number(String)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// A number value holding `value` exactly.
     public static func integer(_ value: Int64) -> JSONValue { .number(String(value)) }
@@ -58,7 +58,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The members, when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }
@@ -113,12 +113,13 @@ extension JSONValue {
         case .object(let members):
             if members.isEmpty { out += "{}"; return }
             out += "{"
-            for (i, key) in members.keys.sorted().enumerated() {
+            // In the order of the names' bytes: canonically equivalent names are two, and in one order.
+            for (i, member) in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).enumerated() {
                 if i > 0 { out += "," }
                 if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(member.key, to: &out)
                 out += pretty ? ": " : ":"
-                members[key, default: .null].write(to: &out, pretty: pretty, indent: indent + 1)
+                member.value.write(to: &out, pretty: pretty, indent: indent + 1)
             }
             if pretty { out += "\n" + String(repeating: "  ", count: indent) }
             out += "}"
@@ -174,6 +175,6 @@ extension JSONValue: ExpressibleByArrayLiteral {
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
     }
 }

@@ -61,7 +61,7 @@ extension Model {
     /// Each entity lists the properties and unique keys it declares, not the inherited ones, so
     /// `Model(fileData: model.fileData())` equals `model`, and equal models give equal bytes.
     public func fileData() -> Data {
-        var top: [String: JSONValue] = ["entities": .array(entities.map(declarationJSON))]
+        var top: JSONObject = ["entities": .array(entities.map(declarationJSON))]
         if keyStyle != .exact { top["keyStyle"] = .string(keyStyle.rawValue) }
         return Data((JSONValue.object(top).serialized(pretty: true) + "\n").utf8)
     }
@@ -74,7 +74,7 @@ extension Model {
         let attributes = entity.attributes.dropFirst(inherited?.attributes.count ?? 0)
         let relationships = entity.relationships.dropFirst(inherited?.relationships.count ?? 0)
         let uniqueBy = Array(entity.uniqueBy.dropFirst(inherited?.uniqueBy.count ?? 0))
-        var json: [String: JSONValue] = ["name": .string(entity.name)]
+        var json: JSONObject = ["name": .string(entity.name)]
         if !attributes.isEmpty { json["attributes"] = .array(attributes.map(Model.declarationJSON)) }
         if !relationships.isEmpty { json["relationships"] = .array(relationships.map(Model.declarationJSON)) }
         if uniqueBy.count == 1 {
@@ -89,7 +89,7 @@ extension Model {
     }
 
     private static func declarationJSON(_ attribute: Attribute) -> JSONValue {
-        var json: [String: JSONValue] = ["name": .string(attribute.name), "type": .string(attribute.type.rawValue)]
+        var json: JSONObject = ["name": .string(attribute.name), "type": .string(attribute.type.rawValue)]
         if !attribute.isOptional { json["optional"] = false }
         if let value = attribute.defaultValue.fileJSON { json["default"] = value }
         if let value = attribute.minimum?.fileJSON { json["min"] = value }
@@ -104,7 +104,7 @@ extension Model {
     }
 
     private static func declarationJSON(_ relationship: Relationship) -> JSONValue {
-        var json: [String: JSONValue] = [
+        var json: JSONObject = [
             "name": .string(relationship.name), "destination": .string(relationship.destination),
         ]
         if relationship.isToMany { json["toMany"] = true }

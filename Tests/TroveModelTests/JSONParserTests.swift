@@ -17,6 +17,19 @@ import TroveModel
         }
     }
 
+    /// Member names compare by their bytes (RFC 8259 §8.3): the NFC and NFD spellings of one
+    /// name are two members, each with its value, whichever comes first; a name repeated byte
+    /// for byte keeps its last value.
+    @Test(arguments: [#"{"\u00e9": 1, "e\u0301": 2, "\u00e9": 3}"#, #"{"e\u0301": 2, "\u00e9": 1, "\u00e9": 3}"#])
+    func equivalentNamesAreTwoMembers(text: String) throws {
+        let members = try #require(try JSONValue(parsing: Data(text.utf8)).objectValue)
+        #expect(members.count == 2)
+        #expect(members["\u{e9}"] == 3 && members["e\u{301}"] == 2)
+        #expect(Set(members.keys.map { Array($0.utf8) }) == [Array("\u{e9}".utf8), Array("e\u{301}".utf8)])
+        // Written in the order of the names' bytes ("e" before "é"), both kept.
+        #expect(JSONValue.object(members).serialized() == "{\"e\u{301}\":2,\"\u{e9}\":3}")
+    }
+
     @Test func trailingCommasAreRejectedWithTheirOffset() {
         let array = parseError("[1, 2,]")
         #expect(array?.reason == "trailing comma before ']'")

@@ -180,17 +180,17 @@ struct ImportParser {
 
     /// The first candidate key path present in the record, with its value (`null` included: a
     /// key present with null ends the search) and the path as written.
-    static func lookup(_ members: [String: JSONValue], _ keyPaths: [[String]], skipping handled: [String: ImportHooks.KeyHandler]) -> (JSONValue, String)? {
+    static func lookup(_ members: JSONObject, _ keyPaths: [[String]], skipping handled: [String: ImportHooks.KeyHandler]) -> (JSONValue, String)? {
         for keyPath in keyPaths {
             guard let first = keyPath.first, handled.isEmpty || handled[first] == nil else { continue }
             if keyPath.count == 1 {
-                if let value = member(first, of: members) { return (value, first) }
+                if let value = members[first] { return (value, first) }
                 continue
             }
             var current: JSONValue = .object(members)
             var found = true
             for key in keyPath {
-                guard case .object(let object) = current, let next = member(key, of: object) else {
+                guard case .object(let object) = current, let next = object[key] else {
                     found = false
                     break
                 }
@@ -201,12 +201,6 @@ struct ImportParser {
         return nil
     }
 
-    /// The value of the member named `key`, whose bytes match (as the ``RecordScanner`` matches
-    /// keys): a dictionary also finds a canonically equivalent key.
-    private static func member(_ key: String, of members: [String: JSONValue]) -> JSONValue? {
-        guard let index = members.index(forKey: key), members[index].key.hasSameBytes(as: key) else { return nil }
-        return members[index].value
-    }
 
     /// Whether `key` is one of `known`, byte for byte.
     private static func isKnown(_ key: String, _ known: Set<String>) -> Bool {

@@ -128,7 +128,7 @@ struct ModelFileReader {
 
     /// An object's members, and how to name the object in messages.
     struct Node {
-        let members: [String: JSONValue]
+        let members: JSONObject
         let path: String
         var label: String
 
@@ -190,7 +190,7 @@ struct ModelFileReader {
         return nil
     }
 
-    private mutating func object(_ json: JSONValue, path: String, label: String) -> [String: JSONValue]? {
+    private mutating func object(_ json: JSONValue, path: String, label: String) -> JSONObject? {
         guard case .object(let members) = json else {
             report(path, "\(label) must be a JSON object, not \(describe(json))")
             return nil
