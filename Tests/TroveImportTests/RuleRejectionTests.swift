@@ -126,3 +126,25 @@ import TroveTesting
         #expect(report.rejectedCount == 0 && report.entities["Item"]?.unchanged == 1)
     }
 }
+
+extension RuleRejectionTests {
+    /// A record that names, by key, a stored object breaking a rule. Rows leave that object's
+    /// row as it is (the link is kept in the item's row), so nothing checks it and the record
+    /// lands; objects change its inverse relationship, so a save checks it whole, and the
+    /// record is rejected, named as a stored value (it made the whole import fail before).
+    /// The two paths differ here: a known difference, for stored values that break a rule only.
+    @Test(arguments: [false, true])
+    func aRecordNamingAStoredObjectThatBreaksARule(asObjects: Bool) throws {
+        let container = try store("named-\(asObjects).trove")
+        try Self.storeRow("Maker", ["m", -3], in: container)
+        let report = try Self.run(#"[{"id": "a", "maker": "m"}]"#, into: container, asObjects: asObjects)
+        if asObjects {
+            let rejection = try #require(report.rejected.first)
+            #expect(rejection.path == "")
+            #expect(rejection.reason.hasPrefix("Maker.score: the stored value breaks the model's rule: -3 is below the minimum 0"))
+            #expect(try container.newBackgroundContext().fetchCount("Item") == 0)
+        } else {
+            #expect(report.rejectedCount == 0 && report.entities["Item"]?.inserted == 1)
+        }
+    }
+}

@@ -129,7 +129,12 @@ struct ImportApplication {
         case .node(let node):
             return try object(for: node, linkedFrom: parent, record: record)
         case .reference(let key, let destination):
-            if let found = identity[key] { return found }
+            if let found = identity[key] {
+                // Linking a stored object changes its inverse, so a save checks it whole: the
+                // record is to blame if it breaks a rule (else the whole batch would fail).
+                if touchedBy[found.objectID] == nil { touchedBy[found.objectID] = record }
+                return found
+            }
             let stub = try context.insert(destination.name)
             for (index, value) in zip(key.attributes, key.values) {
                 try stub.setValue(value, forKey: destination.attributes[index].name)
