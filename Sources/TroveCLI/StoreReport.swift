@@ -8,6 +8,8 @@ struct StoreReport {
     let rowCounts: [String: Int]
     let metadata: [String: String]
     let checkpoints: [ImportCheckpoint]
+    /// The models the store has had, oldest first (`trove migrate` adds one).
+    let history: [ModelVersionRecord]
     let sqliteVersion: String
 
     init(store: SQLiteStore, path: String) throws {
@@ -20,7 +22,10 @@ struct StoreReport {
         self.rowCounts = counts
         let checkpoints = try ImportCheckpoint.all(in: store)
         let checkpointKeys = Set(checkpoints.map { ImportCheckpoint.metadataKey(for: $0.entity) })
-        self.metadata = try store.metadata().filter { $0.key != "trove.model" && !checkpointKeys.contains($0.key) }
+        self.metadata = try store.metadata().filter {
+            $0.key != "trove.model" && $0.key != "trove.modelHistory" && !checkpointKeys.contains($0.key)
+        }
+        self.history = try store.modelHistory()
         self.checkpoints = checkpoints
         self.sqliteVersion = try store.sqliteVersion()
     }
@@ -60,6 +65,11 @@ struct StoreReport {
                 line += ", delete rule \(r.deleteRule.rawValue)"
                 lines.append(line)
             }
+        }
+        lines.append("\nmodel history (oldest first):")
+        for (n, record) in history.enumerated() {
+            let how = record.steps.map { "migrated, \($0) steps, \(record.rowsRewritten ?? 0) rows rewritten" } ?? "created"
+            lines.append("  \(n + 1). \(record.version)  \(record.date)  \(how)")
         }
         if !checkpoints.isEmpty {
             lines.append("\nimport checkpoints (an interrupted import resumes here when run again):")
@@ -109,6 +119,11 @@ struct StoreReport {
             "keyStyle": .string(model.keyStyle.rawValue),
             "entities": .array(entities),
             "metadata": .object(JSONObject(metadata.mapValues(JSONValue.string))),
+            "modelHistory": .array(history.map { record in
+                .object(["version": .string(record.version), "date": .string(record.date),
+                         "steps": record.steps.map { .integer(Int64($0)) } ?? .null,
+                         "rowsRewritten": record.rowsRewritten.map { .integer(Int64($0)) } ?? .null])
+            }),
             "checkpoints": .array(checkpoints.map { checkpoint in
                 .object(["entity": .string(checkpoint.entity), "input": .string(checkpoint.input),
                          "inputSize": checkpoint.inputSize.map { .integer($0) } ?? .null, "options": .string(checkpoint.options),

@@ -44,16 +44,20 @@ public struct Attribute: Sendable, Hashable {
     /// the object: nil for an object inserted and not yet fetched, and stale after a change it
     /// derives from until the object is fetched or refreshed again.
     public var derivation: String?
+    /// Migration: the name this attribute had in the previous version of the model (Core Data's
+    /// renaming identifier); a migration keeps its values. `nil` for an attribute that kept its name.
+    public var renamedFrom: String?
 
     /// Declares an attribute.
     ///
     /// `transient: true` keeps the attribute in memory only; a `derivation` makes it derived
-    /// (see ``derivation``). An attribute is one or the other, or neither.
+    /// (see ``derivation``). An attribute is one or the other, or neither. `renamedFrom` names it
+    /// in the previous version of the model (see ``renamedFrom``).
     public init(
         _ name: String, _ type: AttributeType, optional: Bool = true, default defaultValue: AttributeValue = .null,
         min: AttributeValue? = nil, max: AttributeValue? = nil, regex: String? = nil,
         remoteKey: [String] = [], dateFormat: DateFormat? = nil, transformer: String? = nil,
-        transient: Bool = false, derivation: String? = nil
+        transient: Bool = false, derivation: String? = nil, renamedFrom: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -67,6 +71,7 @@ public struct Attribute: Sendable, Hashable {
         self.transformer = transformer
         self.isTransient = transient
         self.derivation = derivation
+        self.renamedFrom = renamedFrom
     }
 
     /// Whether the attribute's value is computed by the store (it has a ``derivation``).

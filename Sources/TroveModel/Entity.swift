@@ -18,6 +18,7 @@ public struct Entity: Sendable, Hashable {
         var relationships: [Relationship]
         var uniqueBy: [[String]]
         var remoteName: String?
+        var renamedFrom: String?
         var subentityNames: [String] = []
         var rootName: String
         var attributeIndexByName: [String: Int] = [:]
@@ -82,6 +83,15 @@ public struct Entity: Sendable, Hashable {
     public var remoteName: String? {
         get { box.parts.remoteName }
         set { mutate { $0.remoteName = newValue } }
+    }
+
+    /// Migration: the name this entity had in the previous version of the model (Core Data's
+    /// renaming identifier). A migration finds the entity's rows under that name, or under the
+    /// entity's own name when the stored model has no entity of that name (a store already
+    /// migrated); `nil` for an entity that kept its name.
+    public var renamedFrom: String? {
+        get { box.parts.renamedFrom }
+        set { mutate { $0.renamedFrom = newValue } }
     }
 
     /// The names of every entity below this one (children, grandchildren, …), set by the model.
@@ -168,13 +178,13 @@ public struct Entity: Sendable, Hashable {
         }
     }
 
-    /// Declares an entity.
+    /// Declares an entity; `renamedFrom` names it in the previous version of the model (see ``renamedFrom``).
     public init(
         _ name: String, parent: String? = nil, abstract: Bool = false, uniqueBy: [[String]] = [],
-        remoteName: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
+        remoteName: String? = nil, renamedFrom: String? = nil, attributes: [Attribute] = [], relationships: [Relationship] = []
     ) {
         box = Box(Parts(name: name, parent: parent, isAbstract: abstract, attributes: attributes, relationships: relationships,
-                        uniqueBy: uniqueBy, remoteName: remoteName, rootName: name, facts: AttributeFacts(attributes),
+                        uniqueBy: uniqueBy, remoteName: remoteName, renamedFrom: renamedFrom, rootName: name, facts: AttributeFacts(attributes),
                         idNames: ObjectID.Names(entity: name, root: name)))
     }
 
@@ -189,7 +199,7 @@ public struct Entity: Sendable, Hashable {
     /// Declares an entity whose attributes and relationships are listed in a builder block.
     public init(
         _ name: String, parent: String? = nil, abstract: Bool = false, uniqueBy: [[String]] = [],
-        remoteName: String? = nil, @EntityBuilder _ members: () -> [EntityMember]
+        remoteName: String? = nil, renamedFrom: String? = nil, @EntityBuilder _ members: () -> [EntityMember]
     ) {
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
@@ -200,7 +210,7 @@ public struct Entity: Sendable, Hashable {
             }
         }
         self.init(name, parent: parent, abstract: abstract, uniqueBy: uniqueBy, remoteName: remoteName,
-                  attributes: attributes, relationships: relationships)
+                  renamedFrom: renamedFrom, attributes: attributes, relationships: relationships)
     }
 
     /// The position of the attribute named `name`, or `nil`.

@@ -85,6 +85,7 @@ extension Model {
         if let remoteName = entity.remoteName { json["remoteName"] = .string(remoteName) }
         if let parent = entity.parent { json["parent"] = .string(parent) }
         if entity.isAbstract { json["abstract"] = true }
+        if let renamedFrom = entity.renamedFrom { json["renamedFrom"] = .string(renamedFrom) }
         return .object(json)
     }
 
@@ -100,6 +101,7 @@ extension Model {
         if let transformer = attribute.transformer { json["transformer"] = .string(transformer) }
         if attribute.isTransient { json["transient"] = true }
         if let derivation = attribute.derivation { json["derivation"] = .string(derivation) }
+        if let renamedFrom = attribute.renamedFrom { json["renamedFrom"] = .string(renamedFrom) }
         return .object(json)
     }
 
@@ -117,6 +119,7 @@ extension Model {
         if let remoteKey = remoteKeyJSON(relationship.remoteKeys) { json["remoteKey"] = remoteKey }
         if relationship.importPolicy != .replace { json["importPolicy"] = .string(relationship.importPolicy.rawValue) }
         if let key = relationship.referenceKey { json["referenceKey"] = .string(key) }
+        if let renamedFrom = relationship.renamedFrom { json["renamedFrom"] = .string(renamedFrom) }
         return .object(json)
     }
 

@@ -26,13 +26,16 @@ public struct Relationship: Sendable, Hashable {
     /// Import: the destination attribute a scalar reference is matched against; `nil` uses the
     /// destination's single-attribute unique key.
     public var referenceKey: String?
+    /// Migration: the name this relationship had in the previous version of the model (Core
+    /// Data's renaming identifier); a migration keeps its links. `nil` for one that kept its name.
+    public var renamedFrom: String?
 
-    /// Declares a relationship.
+    /// Declares a relationship; `renamedFrom` names it in the previous version of the model.
     public init(
         _ name: String, to destination: String, toMany: Bool = false, ordered: Bool = false,
         inverse: String? = nil, deleteRule: DeleteRule = .nullify, optional: Bool = true,
         minCount: Int? = nil, maxCount: Int? = nil, remoteKey: [String] = [],
-        importPolicy: ImportPolicy = .replace, referenceKey: String? = nil
+        importPolicy: ImportPolicy = .replace, referenceKey: String? = nil, renamedFrom: String? = nil
     ) {
         self.name = name
         self.destination = destination
@@ -46,6 +49,7 @@ public struct Relationship: Sendable, Hashable {
         self.remoteKeys = remoteKey
         self.importPolicy = importPolicy
         self.referenceKey = referenceKey
+        self.renamedFrom = renamedFrom
     }
 }
 

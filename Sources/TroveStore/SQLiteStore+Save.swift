@@ -11,6 +11,7 @@ extension SQLiteStore {
                 let before = changeTokenIfReadable()
                 var result = SaveResult(permanentIDs: [:], versions: [:])
                 try db.inTransaction(.immediate) {
+                    if let migrated = try migratedSinceOpening(db) { throw migrated }
                     var writer = SaveWriter(store: self, db: db)
                     result = try writer.write(changes)
                     KillPoint.saveBeforeCommit.reached()

@@ -63,12 +63,18 @@ public final class SQLiteStore: PersistentStore {
         /// no one can write a store there either. A `-wal` file without its `-shm` in such a
         /// folder cannot be read safely: opening fails and says so.
         public var readOnly: Bool
+        /// What opening a store made with another model does (default ``MigrationPolicy/refuse``:
+        /// ``StoreError/Code/modelMismatch``); ``MigrationPolicy/inferred(keepingBackup:)``
+        /// migrates it first, as the Migration article describes.
+        public var migration: MigrationPolicy
 
         /// Creates options.
         public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
                     autoCheckpointPages: Int = 1000, writerCacheKiB: Int = 8192,
-                    statementObserver: (@Sendable (String) -> Void)? = nil, readOnly: Bool = false) {
+                    statementObserver: (@Sendable (String) -> Void)? = nil, readOnly: Bool = false,
+                    migration: MigrationPolicy = .refuse) {
             self.readOnly = readOnly
+            self.migration = migration
             self.durability = durability
             self.busyTimeout = busyTimeout
             self.autoCheckpointPages = autoCheckpointPages
@@ -155,21 +161,7 @@ public final class SQLiteStore: PersistentStore {
         let (writer, readPath): (any DatabaseWriter, String) = try lock.map { (try SQLiteStore.openPool(at: url, options: options, lock: $0), url.path) }
             ?? SQLiteStore.openForReading(at: url, options: options)
         let model = try SQLiteStore.mapErrors("reading the model of \(url.path)") {
-            try writer.read { db in
-                guard try db.tableExists(SQLiteStore.metadataTable) else {
-                    throw StoreError(.notATroveStore, "\(url.path) is an SQLite database but not a Trove store (no \(SQLiteStore.metadataTable) table)")
-                }
-                let metadata = try SQLiteStore.readMetadata(db)
-                try SQLiteStore.checkFormat(metadata, place: url.path)
-                guard let text = metadata["trove.model"] else {
-                    throw StoreError(.notATroveStore, "\(url.path) keeps no model in its metadata; open it with its model file")
-                }
-                do {
-                    return try Model(fileData: Data(text.utf8))
-                } catch {
-                    throw StoreError(.unsupportedFormat, "the model kept in \(url.path) cannot be read by this Trove: \(error)")
-                }
-            }
+            try writer.read { try SQLiteStore.storedModel(in: $0, place: url.path) }
         }
         try self.init(writer: writer, url: url, readPath: readPath, model: model, options: options, lock: lock)
     }
@@ -215,6 +207,7 @@ public final class SQLiteStore: PersistentStore {
         }
         try SQLiteStore.mapErrors("opening \(place)") {
             try writeLocked("opening \(place)") { db in
+                try migrateOnOpen(db)
                 try db.inTransaction(.immediate) {
                     let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                     if tables.isEmpty {
@@ -257,8 +250,9 @@ public final class SQLiteStore: PersistentStore {
                 .map { model.differences(from: $0) } ?? []
             let list = differences.isEmpty ? "" : "\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
             throw StoreError(.modelMismatch, """
-                \(place) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); \
-                open it with the model it was created with, or create a new store\(list)
+                \(place) was created with another model or migrated to one (version hash \(storedHash), this model's is \(model.versionHash)); \
+                open it with that model, or migrate it to this one (`trove migrate \(place) --model NEW.json --dry-run` shows \
+                the plan; in code, SQLiteStore.Options.migration)\(list)
                 """)
         }
         return metadata
@@ -380,11 +374,16 @@ public final class SQLiteStore: PersistentStore {
     /// maps errors as ``mapErrors(_:_:)``. Each statement reads the store as of its own start;
     /// `consistently` reads every statement from one snapshot (one read transaction).
     func read<T>(_ doing: String, consistently: Bool = false, _ body: (any StatementSource) throws -> T) throws -> T {
-        try SQLiteStore.mapErrors(doing) {
-            if let readers {
-                return consistently ? try readers.readConsistently(body) : try readers.read(body)
+        do {
+            return try SQLiteStore.mapErrors(doing) {
+                if let readers {
+                    return consistently ? try readers.readConsistently(body) : try readers.read(body)
+                }
+                return consistently ? try writer.read { try body($0) } : try writer.unsafeRead { try body($0) }
             }
-            return consistently ? try writer.read { try body($0) } : try writer.unsafeRead { try body($0) }
+        } catch let error as StoreError where error.code == .sqlite || error.code == .corruptValue {
+            // A table or column gone, or a value of another type: the store may have been migrated.
+            throw migratedSinceOpening() ?? error
         }
     }
 

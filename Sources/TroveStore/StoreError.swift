@@ -8,7 +8,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case alreadyExists, notFound, notATroveStore, unsupportedFormat, modelMismatch,
-                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, readOnly, sqlite
+                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, readOnly, sqlite, migrationBlocked
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -38,6 +38,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         /// A write was asked of a store that cannot be written: opened with
         /// ``SQLiteStore/Options/readOnly``, or its file, its folder or the disk is read-only.
         public static let readOnly = Code(.readOnly)
+        /// A migration to a new model cannot run as the data stands; the message lists each
+        /// blocking change with its path in the model file and what to do. Nothing was changed.
+        public static let migrationBlocked = Code(.migrationBlocked)
         /// SQLite reported an error (I/O, full disk, …); the message has SQLite's words.
         public static let sqlite = Code(.sqlite)
 

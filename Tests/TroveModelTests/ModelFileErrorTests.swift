@@ -48,7 +48,7 @@ import TroveModel
         #expect(issues.map(\.description) == [
             "entities[0].relationships[0].cascade: unknown key \"cascade\" in relationship 'album' of entity 'Photo';"
                 + " known keys: name, destination, toMany, inverse, deleteRule, ordered, optional, remoteKey, minCount,"
-                + " maxCount, importPolicy, referenceKey",
+                + " maxCount, importPolicy, referenceKey, renamedFrom",
         ])
     }
 

@@ -8,14 +8,14 @@ struct ModelFileReader {
     private(set) var issues: [ModelIssue] = []
 
     static let modelKeys = ["keyStyle", "entities"]
-    static let entityKeys = ["name", "attributes", "relationships", "uniqueBy", "remoteName", "parent", "abstract"]
+    static let entityKeys = ["name", "attributes", "relationships", "uniqueBy", "remoteName", "parent", "abstract", "renamedFrom"]
     static let attributeKeys = [
         "name", "type", "optional", "default", "remoteKey", "dateFormat", "transformer", "min", "max", "regex",
-        "transient", "derivation",
+        "transient", "derivation", "renamedFrom",
     ]
     static let relationshipKeys = [
         "name", "destination", "toMany", "inverse", "deleteRule", "ordered", "optional", "remoteKey", "minCount",
-        "maxCount", "importPolicy", "referenceKey",
+        "maxCount", "importPolicy", "referenceKey", "renamedFrom",
     ]
 
     /// The key style and entities `json` declares; check ``issues`` before using them.
@@ -41,7 +41,8 @@ struct ModelFileReader {
         checkKeys(of: node, known: Self.entityKeys)
         var entity = Entity(
             name ?? "", parent: string("parent", in: node), abstract: bool("abstract", in: node) ?? false,
-            uniqueBy: uniqueBy(in: node), remoteName: string("remoteName", in: node))
+            uniqueBy: uniqueBy(in: node), remoteName: string("remoteName", in: node),
+            renamedFrom: string("renamedFrom", in: node))
         if let list = value("attributes", in: node) {
             entity.attributes = members(list, key: "attributes", of: node) { $0.attribute($1) }
         }
@@ -58,7 +59,7 @@ struct ModelFileReader {
             optional: bool("optional", in: node) ?? true, regex: string("regex", in: node),
             remoteKey: remoteKeys(in: node), dateFormat: string("dateFormat", in: node).map(DateFormat.init(name:)),
             transformer: string("transformer", in: node), transient: bool("transient", in: node) ?? false,
-            derivation: string("derivation", in: node))
+            derivation: string("derivation", in: node), renamedFrom: string("renamedFrom", in: node))
         if type != nil {
             attribute.defaultValue = value("default", in: node).map { attribute.fileValue(from: $0, isBound: false) } ?? .null
             attribute.minimum = value("min", in: node).map { attribute.fileValue(from: $0, isBound: true) }
@@ -75,7 +76,7 @@ struct ModelFileReader {
             optional: bool("optional", in: node) ?? true, minCount: integer("minCount", in: node),
             maxCount: integer("maxCount", in: node), remoteKey: remoteKeys(in: node),
             importPolicy: choice(ImportPolicy.self, "importPolicy", in: node) ?? .replace,
-            referenceKey: string("referenceKey", in: node))
+            referenceKey: string("referenceKey", in: node), renamedFrom: string("renamedFrom", in: node))
     }
 
     /// Reads the objects listed under `key` of an entity, each with its keys checked.

@@ -7,11 +7,19 @@ enum IdentifierRule: ModelRule {
             if let problem = problem(with: entity.name) {
                 findings.append(ModelIssue(path: ModelPath.entity(e) + ".name", message: "entity name \(problem)"))
             }
+            if let old = entity.renamedFrom, let problem = problem(with: old) {
+                findings.append(ModelIssue(path: ModelPath.entity(e) + ".renamedFrom", message: "renamedFrom \(problem) (in \(model.label(entity: e)))"))
+            }
             for (a, attribute) in entity.attributes.enumerated() {
                 if let problem = problem(with: attribute.name) {
                     findings.append(ModelIssue(
                         path: ModelPath.attribute(e, a) + ".name",
                         message: "attribute name \(problem) (in \(model.label(entity: e)))"))
+                }
+                if let old = attribute.renamedFrom, let problem = problem(with: old) {
+                    findings.append(ModelIssue(
+                        path: ModelPath.attribute(e, a) + ".renamedFrom",
+                        message: "renamedFrom \(problem) (in \(model.label(entity: e, attribute: a)))"))
                 }
             }
             for (r, relationship) in entity.relationships.enumerated() {
@@ -19,6 +27,11 @@ enum IdentifierRule: ModelRule {
                     findings.append(ModelIssue(
                         path: ModelPath.relationship(e, r) + ".name",
                         message: "relationship name \(problem) (in \(model.label(entity: e)))"))
+                }
+                if let old = relationship.renamedFrom, let problem = problem(with: old) {
+                    findings.append(ModelIssue(
+                        path: ModelPath.relationship(e, r) + ".renamedFrom",
+                        message: "renamedFrom \(problem) (in \(model.label(entity: e, relationship: r)))"))
                 }
             }
         }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Trove
+
+/// `trove migrate STORE --model NEW.json [--dry-run] [--no-backup]`: migrates a store to a new
+/// version of its model, by inference.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a new version of its model.",
+        discussion: """
+            Prints the plan on stdout: each step, whether it is inferred, and the rows it rewrites; then what \
+            blocks the migration, each with its path in the new model file and what to do. Without --dry-run, \
+            the migration then runs in one transaction holding the store's write lock, after copying the store \
+            to STORE.backup-<old model hash> (unless --no-backup): either every step lands or none does.
+            Exit codes: 0 migrated (or nothing to do, or a dry run that could run), 1 usage error, 2 blocked by \
+            the data or the new model (nothing changed), 3 store error.
+            """)
+
+    @OptionGroup var store: StoreArgument
+
+    @Option(name: .long, help: ArgumentHelp("The new model file (JSON).", valueName: "NEW.json"))
+    var model: String
+
+    @Flag(name: .long, help: "Print the plan and change nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Do not copy the store to STORE.backup-<old model hash> first.")
+    var noBackup = false
+
+    func run() throws {
+        let loaded: Model
+        do {
+            loaded = try Model(contentsOf: URL(fileURLWithPath: model))
+        } catch {
+            throw CLIFailure(.badInput, "\(model): \(error)\nfix the model file and run `trove migrate` again")
+        }
+        let plan = try SQLiteStore.migrationPlan(forStoreAt: store.url, to: loaded)
+        guard !plan.steps.isEmpty || plan.isBlocked else {
+            FileHandle.standardError.write(Data("\(store.store) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
+            return
+        }
+        FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
+        guard !plan.isBlocked else {
+            throw CLIFailure(.badInput, "\(store.store) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
+                + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed")
+        }
+        if dryRun { return }
+        let outcome: MigrationOutcome
+        do {
+            outcome = try SQLiteStore.migrate(storeAt: store.url, to: loaded, keepingBackup: !noBackup)
+        } catch let error as StoreError where error.code == .migrationBlocked {
+            // The data changed since the plan was made.
+            throw CLIFailure(.badInput, error.message)
+        }
+        var summary = "migrated \(store.store) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "
+            + "\(outcome.migration.rowsRewritten) rows rewritten"
+        if let backup = outcome.backupURL { summary += "; backup at \(backup.path)" }
+        FileHandle.standardError.write(Data((summary + "\n").utf8))
+    }
+}
