@@ -74,10 +74,36 @@ struct MigrationFixture {
         }
     }
 
-    /// Migrates to `model` (no backup unless asked).
+    /// Migrates to `model` (no backup unless asked), and checks that the store has the tables,
+    /// columns, foreign keys and indexes of a store created with `model`.
     @discardableResult
-    func migrate(to model: Model, keepingBackup: Bool = false) throws -> MigrationOutcome {
-        try SQLiteStore.migrate(storeAt: url, to: model, keepingBackup: keepingBackup)
+    func migrate(to model: Model, keepingBackup: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws -> MigrationOutcome {
+        let outcome = try SQLiteStore.migrate(storeAt: url, to: model, keepingBackup: keepingBackup)
+        let fresh = directory.file("fresh-\(UUID().uuidString).trove")
+        _ = try SQLiteStore(url: fresh, model: model)
+        #expect(try Self.shape(of: url) == Self.shape(of: fresh), "the migrated store differs from a new one", sourceLocation: sourceLocation)
+        return outcome
+    }
+
+    /// The layout of the store at `url`: per table, its columns (name, type, not null, primary
+    /// key), foreign keys and indexes, in sorted order (column order aside: `ADD COLUMN` appends).
+    static func shape(of url: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: url.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
+        return try queue.read { db in
+            var lines: [String] = []
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            for table in tables {
+                lines += try Row.fetchAll(db, sql: "PRAGMA table_xinfo(\"\(table)\")").map { row in
+                    "\(table) column \(row["name"] as String) \(row["type"] as String) notnull=\(row["notnull"] as Int) pk=\(row["pk"] as Int)"
+                }
+                lines += try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\"\(table)\")").map { row in
+                    "\(table) fk \(row["from"] as String) → \(row["table"] as String).\(row["to"] as String) \(row["on_delete"] as String)"
+                }
+                lines.append("\(table) strict=\(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table])?.hasSuffix("STRICT") == true)")
+            }
+            lines += try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+            return lines.sorted()
+        }
     }
 
     /// The plan to `model`.
