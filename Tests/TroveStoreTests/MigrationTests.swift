@@ -120,6 +120,20 @@ enum Library {
         #expect(try fixture.objects("Author", model: new) == expected)
     }
 
+    @Test func aRenamingIdentifierKeptInLaterVersionsNeverTakesANewItemOfTheOldName() throws {
+        let (fixture, _) = try Library.fixture()
+        let renamed = Attribute("fullName", .string, renamedFrom: "name")
+        let v2 = try Library.model { $0[0].attributes[1] = renamed }
+        let v3 = try Library.model { $0[0].attributes[1] = renamed; $0[0].attributes.append(Attribute("name", .string)) }
+        let v4 = try Library.model {
+            $0[0].attributes[1] = renamed
+            $0[0].attributes += [Attribute("name", .string), Attribute("bio", .string)]
+        }
+        for model in [v2, v3, v4] { try fixture.migrate(to: model) }
+        #expect(try fixture.objects("Author", model: v4).map { $0["fullName"] } == ["Ann", .null, "Cy"])
+        #expect(try fixture.objects("Author", model: v4).map { $0["name"] } == [.null, .null, .null])
+    }
+
     @Test func optionalToRequiredIsBlockedByNilValuesAndTheStoreStaysAsItWas() throws {
         let (fixture, _) = try Library.fixture()
         let new = try Library.model { $0[0].attributes[3] = Attribute("rank", .integer32, optional: false) }

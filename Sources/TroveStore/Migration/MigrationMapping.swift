@@ -1,12 +1,13 @@
 import TroveModel
 
-/// Which entity and relationship of the stored model each one of the new model is:
-/// the same name, or the name its `renamedFrom` gives (Core Data's renaming identifier).
+/// Which entity and relationship of the stored model each one of the new model is: the same
+/// name, or the name its `renamedFrom` gives (Core Data's renaming identifier). Attributes are
+/// matched the same way, by column (see ``MigrationLayout``).
 ///
-/// A `renamedFrom` that the stored model does not have is ignored, and the item is looked up by
-/// its own name (attributes are matched so too, by column: see ``MigrationLayout``): a model several versions on may keep old renaming identifiers, as Core Data's
-/// may, and a store already past the rename opens with it. Each stored item is claimed once:
-/// renames first, then equal names.
+/// An item whose own name the stored model has is that item, whatever its `renamedFrom` says:
+/// a model several versions on keeps its renaming identifiers, and a store already past the
+/// rename, or one that has since reused the old name for a new item, migrates right. Each stored
+/// item is claimed once. (So two items cannot swap names in one migration.)
 struct MigrationMapping {
     let old: Model
     let new: Model
@@ -34,13 +35,14 @@ struct MigrationMapping {
         oldRelationshipName = relationships
     }
 
-    /// Each item's name → the old name it takes: its `renamedFrom` when `available` has it,
-    /// else its own name when no rename took that.
+    /// Each item's name → the old name it takes: its own name when `available` has it (a rename
+    /// done by an earlier migration), else its `renamedFrom` when `available` has that.
     static func match<T>(_ items: [T], among available: Set<String>, name: (T) -> String,
                                  renamedFrom: (T) -> String?) -> [String: String] {
         var result: [String: String] = [:]
         var claimed: Set<String> = []
-        for item in items {
+        // An item whose own name is stored was renamed in an earlier migration: it keeps that name.
+        for item in items where !available.contains(name(item)) {
             if let previous = renamedFrom(item), available.contains(previous), claimed.insert(previous).inserted {
                 result[name(item)] = previous
             }
