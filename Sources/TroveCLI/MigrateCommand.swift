@@ -40,12 +40,12 @@ struct MigrateCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(store.store) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
             return
         }
-        FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
-        guard !plan.isBlocked else {
+        guard !plan.isBlocked, !dryRun else {
+            FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
+            guard plan.isBlocked else { return }
             throw CLIFailure(.badInput, "\(store.store) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
                 + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed")
         }
-        if dryRun { return }
         let outcome: MigrationOutcome
         do {
             outcome = try SQLiteStore.migrate(storeAt: store.url, to: loaded, keepingBackup: !noBackup)
@@ -53,6 +53,8 @@ struct MigrateCommand: ParsableCommand {
             // The data changed since the plan was made.
             throw CLIFailure(.badInput, error.message)
         }
+        // The plan that ran, made again under the write lock: its counts are the real ones.
+        FileHandle.standardOutput.write(Data((outcome.migration.description + "\n").utf8))
         var summary = "migrated \(store.store) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "
             + "\(outcome.migration.rowsRewritten) rows rewritten"
         if let backup = outcome.backupURL { summary += "; backup at \(backup.path)" }

@@ -34,7 +34,17 @@ enum MigrationExecutor {
     static func run(_ layout: MigrationLayout, updates: [MigrationValueUpdate], in db: Database,
                     finish: (Database) throws -> Void) throws {
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
-        defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+        do {
+            try reshape(layout, updates: updates, in: db, finish: finish)
+        } catch {
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+            throw error
+        }
+        try db.execute(sql: "PRAGMA foreign_keys = ON")
+    }
+
+    private static func reshape(_ layout: MigrationLayout, updates: [MigrationValueUpdate], in db: Database,
+                                finish: (Database) throws -> Void) throws {
         try db.inTransaction(.immediate) {
             var runner = Runner(db: db, limit: failingAfterStatements)
             try runner.reshape(layout)
