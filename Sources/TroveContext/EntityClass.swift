@@ -48,10 +48,13 @@ final class ContextStatus {
     @exclusivity(unchecked) var isAlive = true
     /// Whether the context has an undo manager.
     @exclusivity(unchecked) var recordsUndo = false
+    /// Whether a fetched-results controller follows the context (it must learn of changes to
+    /// inserted objects it holds).
+    @exclusivity(unchecked) var isFollowed = false
 
     /// Whether a change of an inserted object of the context may be made without the context:
-    /// it exists and records no undo.
-    var takesChangesOfInsertsAlone: Bool { isAlive && !recordsUndo }
+    /// it exists, records no undo, and no controller follows it.
+    var takesChangesOfInsertsAlone: Bool { isAlive && !recordsUndo && !isFollowed }
 }
 
 /// The classes registered for a model's entities, checked against it once.

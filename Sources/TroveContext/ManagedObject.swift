@@ -227,8 +227,7 @@ open class ManagedObject {
         context.undoManager?.record(.value(self, index: index, before: values[index], after: checked))
         values[index] = checked
         if observation != nil { observeChange(attribute: index) }
-        // An inserted object is saved whole: no key of it is tracked.
-        if !isInserted { context.objectDidChange(self, key: entity.attributes[index].name) }
+        context.objectDidChange(self, key: entity.attributes[index].name)
         return true
     }
 

@@ -39,6 +39,13 @@ public struct ContextEvent: Sendable, Hashable {
     }
 }
 
+extension ContextEvent: CountsMissedElements {
+    var missedCount: Int {
+        get { missedEvents }
+        set { missedEvents = newValue }
+    }
+}
+
 /// The identity of a context, to tell events of different contexts apart.
 public struct ContextID: Sendable, Hashable, CustomStringConvertible {
     private let value: UInt64
@@ -91,46 +98,15 @@ public final class ContextEvents: AsyncSequence, Sendable {
     /// The most events an iterator keeps waiting for it; past it, the oldest are dropped.
     public static let bufferSize = 256
 
-    /// One iterator's continuation and the events it lost since it was last told.
-    private struct Subscriber {
-        let continuation: AsyncStream<ContextEvent>.Continuation
-        var missed = 0
-    }
-
-    private let subscribers = Mutex<[UInt64: Subscriber]>([:])
-    private let nextID = Atomic<UInt64>(0)
+    private let broadcast = Broadcast<ContextEvent>(bufferSize: bufferSize)
 
     init() {}
 
     func send(_ event: ContextEvent) {
-        subscribers.withLock { subscribers in
-            for id in Array(subscribers.keys) {
-                guard let subscriber = subscribers[id] else { continue }
-                var copy = event
-                copy.missedEvents = subscriber.missed
-                // The count goes out with this event; an event pushed out of the buffer starts
-                // the next count, with the losses it was carrying.
-                let result = subscriber.continuation.yield(copy)
-                if case .dropped(let lost) = result {
-                    subscribers[id]?.missed = 1 + lost.missedEvents
-                } else {
-                    subscribers[id]?.missed = 0
-                }
-            }
-        }
+        broadcast.send(event)
     }
 
     public func makeAsyncIterator() -> AsyncStream<ContextEvent>.Iterator {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let (stream, continuation) = AsyncStream<ContextEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.bufferSize))
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }
-        }
-        subscribers.withLock { $0[id] = Subscriber(continuation: continuation) }
-        return stream.makeAsyncIterator()
-    }
-
-    deinit {
-        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.continuation.finish() }
+        broadcast.stream().makeAsyncIterator()
     }
 }

@@ -10,6 +10,16 @@ extension ObjectContext {
     /// Pass the ``ObjectChanges`` of the other context's ``ObjectContext/didSave`` event.
     /// - Throws: the store's error when reading the updated rows fails.
     public func mergeChanges(from changes: ObjectChanges) throws {
+        do {
+            try merge(changes)
+        } catch {
+            tellFollowers(.everything(updated: nil))
+            throw error
+        }
+        tellFollowers(.objects(changes))
+    }
+
+    private func merge(_ changes: ObjectChanges) throws {
         uncache(changes.updated.union(changes.deleted))
         for id in changes.deleted {
             guard let object = registry(for: id) else { continue }
@@ -41,6 +51,9 @@ extension ObjectContext {
         guard !object.isInserted else { return }
         guard let row = try source.row(for: object.objectID) else {
             remove(object)
+            var gone = ObjectChanges()
+            gone.deleted = [object.objectID]
+            tellFollowers(.objects(gone))
             throw ObjectError(.objectNotFound, "\(object.objectID) is no longer in the store; it was deleted (it is now removed)")
         }
         if !mergeChanges {
@@ -48,6 +61,9 @@ extension ObjectContext {
             if deleted.removeValue(forKey: object.objectID) != nil { object.isDeleted = false }
         }
         refresh(object, with: row, keepingChanges: mergeChanges)
+        var refreshed = ObjectChanges()
+        refreshed.updated = [object.objectID]
+        tellFollowers(.objects(refreshed))
     }
 
     /// Reads again the objects in memory if anyone else — another context, another store on the
@@ -72,6 +88,7 @@ extension ObjectContext {
         for object in objects {
             if let row = rows[object.objectID] { refresh(object, with: row, keepingChanges: true) }
         }
+        tellFollowers(.everything(updated: nil))
     }
 
     /// Takes `row` as the object's stored state; unsaved changed attributes and relationships,

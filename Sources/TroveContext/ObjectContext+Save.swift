@@ -96,6 +96,7 @@ extension ObjectContext {
         for object in insertedObjects + updatedObjects + deletedObjects {
             object.didSave()
         }
+        tellFollowers(.saved)
         let event = ContextEvent(context: identifier, changes: saved)
         didSave.send(event)
         Self.post(Self.didSaveNotification, event)
@@ -143,6 +144,8 @@ extension ObjectContext {
     /// Discards every unsaved change: inserted objects leave the context, updated and deleted
     /// ones get their committed values back.
     public func rollback() {
+        let reverted = Set(touched.keys).union(deleted.keys)
+        defer { tellFollowers(.everything(updated: reverted)) }
         for object in inserted.values {
             object.isInserted = false
             forget(object)
@@ -174,5 +177,6 @@ extension ObjectContext {
         for object in inserted.values { object.isInserted = false }
         for object in deleted.values { object.isDeleted = false }
         clearAll()
+        tellFollowers(.everything(updated: nil))
     }
 }

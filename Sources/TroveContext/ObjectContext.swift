@@ -62,6 +62,8 @@ public final class ObjectContext {
     public let parent: ObjectContext?
     /// Changes made since the last ``processPendingChanges()``.
     @exclusivity(unchecked) var pendingChanges = ObjectChanges()
+    /// The fetched-results controllers that follow this context (see ``tellFollowers(_:)``).
+    @exclusivity(unchecked) var followers: [FollowingController] = []
 
     /// How to make objects of the entity ``kind(named:)`` found last.
     @exclusivity(unchecked) private var lastKind: ObjectKind?
@@ -256,7 +258,15 @@ public final class ObjectContext {
     }
 
     func objectDidChange(_ object: ManagedObject, key: String) {
-        guard !object.isInserted else { return }
+        guard !object.isInserted else {
+            // An inserted object is saved whole: no key of it is tracked for the save. An insert
+            // already announced reports its changes as updates (as Core Data does).
+            if !pendingChanges.inserted.contains(object.objectID) {
+                pendingChanges.updated.insert(object.objectID)
+                pendingChanges.changedKeys[object.objectID, default: []].insert(key)
+            }
+            return
+        }
         touched[object.objectID] = object
         pendingChanges.updated.insert(object.objectID)
         pendingChanges.changedKeys[object.objectID, default: []].insert(key)
@@ -272,6 +282,7 @@ public final class ObjectContext {
         pendingChanges = ObjectChanges()
         objectsDidChange.send(event)
         Self.post(Self.objectsDidChangeNotification, event)
+        tellFollowers(.objects(event.changes))
     }
 
     /// Every object the context has in memory.

@@ -106,10 +106,13 @@ extension ObjectContext {
             drop(object)
         case .delete(let object, let wasInserted):
             if wasInserted {
+                // A delete of an insert kept it among the deleted too (see `delete(_:)`).
+                deleted[object.objectID] = nil
                 adopt(object)
             } else {
                 deleted[object.objectID] = nil
                 object.isDeleted = false
+                announce(back: object)
             }
         }
     }
@@ -133,6 +136,7 @@ extension ObjectContext {
             } else {
                 object.isDeleted = true
                 deleted[object.objectID] = object
+                announce(gone: object)
             }
         }
     }
@@ -142,12 +146,32 @@ extension ObjectContext {
         inserted.remove(object)
         object.isDeleted = false
         forget(object)
+        announce(gone: object)
     }
 
     /// Puts an unsaved insert back (redoing it).
     private func adopt(_ object: ManagedObject) {
         object.context = self
         object.isDeleted = false
+        // Undoing changes made before its insert was undone may have counted it as updated;
+        // an insert is saved whole.
+        touched[object.objectID] = nil
         inserted.add(object)
+        announce(back: object)
+    }
+
+    /// Records, for the next ``processPendingChanges()``, that an undo or redo took `object` out
+    /// of the context's objects (an insert undone, a delete redone).
+    private func announce(gone object: ManagedObject) {
+        let id = object.objectID
+        pendingChanges.updated.remove(id)
+        pendingChanges.changedKeys[id] = nil
+        if pendingChanges.inserted.remove(id) == nil { pendingChanges.deleted.insert(id) }
+    }
+
+    /// Records that an undo or redo put `object` back (an insert redone, a delete undone).
+    private func announce(back object: ManagedObject) {
+        let id = object.objectID
+        if pendingChanges.deleted.remove(id) == nil { pendingChanges.inserted.insert(id) }
     }
 }

@@ -120,8 +120,17 @@ public struct CheckedSortKey: Sendable, Hashable {
 
     /// The order of `a` and `b` by this key alone.
     public func compare(_ a: some PredicateSubject, _ b: some PredicateSubject) -> ComparisonResult {
-        let evaluator = PredicateEvaluator(bindings: [])
-        let x = evaluator.value(of: keyPath, a), y = evaluator.value(of: keyPath, b)
+        compare(values: value(of: a), value(of: b))
+    }
+
+    /// The value this key sorts `subject` by (`null` when a to-one step on the way is empty).
+    public func value(of subject: some PredicateSubject) -> AttributeValue {
+        PredicateEvaluator(bindings: []).value(of: keyPath, subject)
+    }
+
+    /// The order of two values of this key, as ``compare(_:_:)`` orders subjects holding them:
+    /// for a caller that keeps the values an object was sorted by.
+    public func compare(values x: AttributeValue, _ y: AttributeValue) -> ComparisonResult {
         let order: ComparisonResult
         switch (x, y) {
         case (.null, .null): order = .orderedSame
