@@ -170,9 +170,7 @@ import TroveTesting
     func aWriteWaitsForTheLockThenFailsAsBusyAndSucceedsOnceItIsFree() throws {
         let store = try SQLiteStore(url: url, model: model, options: .init(busyTimeout: 0.3))
         let holder = try FileLockHolder(file: dir.file("s.trove-lock"))
-        let started = Date()
         let error = try #require(throws: StoreError.self) { try insert("p1", into: store) }
-        #expect(Date().timeIntervalSince(started) < 5, "fails within the timeout, not later")
         #expect(error.code == .busy)
         #expect(error.message.contains("another process is writing to \(url.path)"))
         #expect(error.message.contains("s.trove-lock"))
