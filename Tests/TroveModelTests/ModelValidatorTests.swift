@@ -183,6 +183,17 @@ import TroveModel
         ])
     }
 
+    @Test func aRegexRuleLongerThanAPatternMayBeIsRefused() {
+        let limit = RegexMatcher.maximumPatternLength
+        let issues = fileIssues(photoFile(attributes: """
+            [ { "name": "code", "type": "string", "regex": "\(String(repeating: "a", count: limit + 1))" } ]
+            """))
+        #expect(issues.map(\.description) == [
+            "entities[0].attributes[0].regex: attribute 'code' of entity 'Photo': regex is \(limit + 1) UTF-16 units long,"
+                + " over the \(limit) a pattern may have; shorten it",
+        ])
+    }
+
     @Test func invalidRegexAndMisplacedImportHints() {
         let issues = fileIssues(photoFile(attributes: """
             [ { "name": "code", "type": "string", "regex": "[A-Z", "remoteKey": ["code", "meta..code"] },

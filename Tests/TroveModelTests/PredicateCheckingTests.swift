@@ -88,6 +88,13 @@ struct PredicateCheckingTests {
         #expect(error.column != nil)
     }
 
+    @Test func aPatternLongerThanAPatternMayBeIsRefusedWhenChecked() throws {
+        let limit = RegexMatcher.maximumPatternLength
+        let error = try #require(checkError("title MATCHES %@", String(repeating: "a", count: limit + 1)))
+        #expect(error.code == .invalidRegex)
+        #expect(error.message.hasSuffix("is \(limit + 1) UTF-16 units long, over the \(limit) a pattern may have"))
+    }
+
     @Test func constantsAreTypedAsTheirAttribute() throws {
         let photo = try PhotoModel.entity("Photo"), model = try PhotoModel.model()
         let checked = try ObjectPredicate(format: "score > 3 AND views > 2.0 AND views < 2.5 AND viewed > '2011-07-23' AND price > 1 AND isPublic = 1 AND grade = 'A'")

@@ -121,10 +121,33 @@ struct PredicateTextTests {
             #expect(try PredicateText.matches("x\(index)", regex: "x\(index)", options: []))
         }
         #expect(RegexMatcher.cachedPatternCount <= RegexMatcher.cacheCapacity)
-        // A pattern longer than the whole cache is compiled for its match and not kept.
-        let long = String(repeating: "a", count: RegexMatcher.cacheCharacterCapacity + 1)
-        #expect(try PredicateText.matches(long, regex: long, options: []))
-        #expect(RegexMatcher.cachedPatternCount <= RegexMatcher.cacheCapacity)
+    }
+
+    @Test func aPatternIsAtMostTheLongestThatIsCompiledOnce() throws {
+        let longest = String(repeating: "a", count: RegexMatcher.maximumPatternLength)
+        #expect(RegexMatcher.problem(with: longest) == nil)
+        #expect(try PredicateText.matches(longest, regex: longest, options: []))
+        let tooLong = longest + "a"
+        let limit = RegexMatcher.maximumPatternLength
+        #expect(RegexMatcher.problem(with: tooLong)?.contains("is \(limit + 1) UTF-16 units long, over the \(limit) a pattern may have") == true)
+        // One read from a value (not checked before) fails the evaluation rather than matching nothing.
+        let error = #expect(throws: ObjectPredicateError.self) { try PredicateText.matches(tooLong, regex: tooLong, options: []) }
+        #expect(error?.code == .tooLarge)
+    }
+
+    /// Foundation keeps a copy of each pattern over 256 UTF-16 units it compiles: checking a
+    /// pattern and matching it many times must compile it once, so memory does not grow per row.
+    @Test func aLongPatternIsCompiledOnceForCheckingAndMatching() throws {
+        let pattern = "(" + String(repeating: "ab", count: 200) + ")|x\\d+"
+        let compilations = try RegexMatcher.compilations(of: pattern) { () throws -> Void in
+            #expect(RegexMatcher.problem(with: pattern) == nil)
+            for index in 0..<1_000 {
+                #expect(try PredicateText.matches("x\(index)", regex: pattern, options: []))
+            }
+            #expect(RegexMatcher.problem(with: pattern) == nil)
+        }
+        // Once alone (so that `a)|(b` cannot pair with the anchoring group), once anchored.
+        #expect(compilations == 2, "checked and matched from the cache")
     }
 
     @Test func localizedStandardOrder() {

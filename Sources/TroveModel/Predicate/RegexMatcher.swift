@@ -11,7 +11,12 @@ import Synchronization
 /// ``ObjectPredicateError/Code/regexGaveUp`` rather than answer "no match".
 ///
 /// Compiled patterns are kept in a cache of at most ``cacheCapacity`` patterns and
-/// ``cacheCharacterCapacity`` pattern characters, the least recently used evicted first.
+/// ``cacheCharacterCapacity`` pattern characters, the least recently used evicted first; a
+/// pattern is compiled once while it stays there, for checking and matching alike. That matters
+/// beyond speed: Foundation on Linux keeps a copy of every pattern longer than 256 UTF-16 units
+/// that it compiles (2 bytes a unit, never freed; measured, and found by the predicate fuzzer),
+/// so compiling on every match would grow memory with every row. A pattern is at most
+/// ``maximumPatternLength`` units long.
 package enum RegexMatcher {
     /// How much backtracking one match may do, in ICU's ticks of 10,000 engine steps (ICU
     /// reports progress once a tick): 500 ticks are 5 million steps, about a second. Measured:
@@ -20,15 +25,20 @@ package enum RegexMatcher {
     package static let stepBudget = 500
     /// The most compiled patterns kept.
     package static let cacheCapacity = 128
-    /// The most pattern characters (UTF-16 units) kept in all; a longer pattern is compiled
-    /// for each match and not kept.
-    package static let cacheCharacterCapacity = 64 * 1024
+    /// The most pattern characters (UTF-16 units) kept in all.
+    package static let cacheCharacterCapacity = 256 * 1024
+    /// The longest pattern, in UTF-16 units: one that fits in the cache, so that it is compiled
+    /// once rather than for every value it is matched against.
+    package static let maximumPatternLength = cacheCharacterCapacity
 
     /// Whether `value` as a whole matches `pattern`; an invalid pattern matches nothing (the
     /// callers reject constant patterns before any match, with ``problem(with:)``).
     /// - Throws: ``ObjectPredicateError/Code/regexGaveUp`` when the engine gives up (the step
-    ///   budget is spent or its stack runs out).
+    ///   budget is spent or its stack runs out); ``ObjectPredicateError/Code/tooLarge`` for a
+    ///   pattern longer than ``maximumPatternLength`` (one read from a value, as constants are
+    ///   refused before).
     package static func wholeMatch(_ value: String, pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
+        if let tooLong = lengthProblem(with: pattern) { throw ObjectPredicateError(.tooLarge, tooLong) }
         guard let expression = compiled(pattern, caseInsensitive: caseInsensitive) else { return false }
         var matched = false, ticks = 0, failed = false
         expression.enumerateMatches(in: value, options: [.reportProgress, .reportCompletion],
@@ -56,12 +66,14 @@ package enum RegexMatcher {
 
     /// Why `pattern` is not a valid regular expression, or `nil` when it is.
     package static func problem(with pattern: String) -> String? {
-        do {
-            _ = try NSRegularExpression(pattern: pattern)
-            return nil
-        } catch {
-            return "\(quoted(pattern)) is not a valid regular expression"
-        }
+        if let tooLong = lengthProblem(with: pattern) { return tooLong }
+        return compiled(pattern, caseInsensitive: false) == nil ? "\(quoted(pattern)) is not a valid regular expression" : nil
+    }
+
+    private static func lengthProblem(with pattern: String) -> String? {
+        let length = pattern.utf16.count
+        guard length > maximumPatternLength else { return nil }
+        return "the regular expression \(quoted(pattern)) is \(length) UTF-16 units long, over the \(maximumPatternLength) a pattern may have"
     }
 
     private static func quoted(_ pattern: String) -> String {
@@ -80,6 +92,8 @@ package enum RegexMatcher {
         var entries: [Key: (expression: NSRegularExpression, lastUse: UInt64)] = [:]
         var characters = 0
         var clock: UInt64 = 0
+        /// Patterns whose compilations a test counts (``compilations(of:during:)``).
+        var counted: [String: Int] = [:]
 
         mutating func expression(for key: Key) -> NSRegularExpression? {
             clock += 1
@@ -107,16 +121,31 @@ package enum RegexMatcher {
     /// How many compiled patterns are kept now (for tests of the bound).
     package static var cachedPatternCount: Int { cache.withLock { $0.entries.count } }
 
+    /// How many times `pattern` is compiled while `body` runs (for tests: other threads'
+    /// patterns do not count).
+    package static func compilations(of pattern: String, during body: () throws -> Void) rethrows -> Int {
+        cache.withLock { $0.counted[pattern] = 0 }
+        defer { cache.withLock { $0.counted[pattern] = nil } }
+        try body()
+        return cache.withLock { $0.counted[pattern] ?? 0 }
+    }
+
     /// The pattern anchored to the whole string, compiled once; `nil` when invalid.
     private static func compiled(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
         let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
         if let cached = cache.withLock({ $0.expression(for: key) }) { return cached }
         // Compile the pattern alone first, so that `a)|(b` cannot pair with the anchoring group.
-        guard problem(with: pattern) == nil,
-              let expression = try? NSRegularExpression(
-                pattern: "\\A(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        guard pattern.utf16.count <= maximumPatternLength, compile(pattern, counting: pattern) != nil,
+              let expression = compile("\\A(?:" + pattern + ")\\z", options: caseInsensitive ? [.caseInsensitive] : [], counting: pattern)
         else { return nil }
         cache.withLock { $0.insert(expression, for: key) }
         return expression
+    }
+
+    /// `text` compiled, or `nil` when it is not a valid pattern; counted as a compilation of
+    /// `pattern` when a test counts those.
+    private static func compile(_ text: String, options: NSRegularExpression.Options = [], counting pattern: String) -> NSRegularExpression? {
+        cache.withLock { $0.counted[pattern]? += 1 }
+        return try? NSRegularExpression(pattern: text, options: options)
     }
 }

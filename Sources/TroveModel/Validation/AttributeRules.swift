@@ -79,6 +79,10 @@ enum AttributeRegexRule: ModelRule {
                     findings.append(ModelIssue(
                         path: path,
                         message: "\(label): regex applies only to string attributes, not \(attribute.type.rawValue); remove it"))
+                } else if regex.utf16.count > RegexMatcher.maximumPatternLength {
+                    findings.append(ModelIssue(
+                        path: path,
+                        message: "\(label): regex is \(regex.utf16.count) UTF-16 units long, over the \(RegexMatcher.maximumPatternLength) a pattern may have; shorten it"))
                 } else if RegexMatcher.problem(with: regex) != nil {
                     findings.append(ModelIssue(
                         path: path,
