@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import TroveModel
 import Trove
 
 /// The files `trove import` writes: `--rejects` (the rejected records, NDJSON) and `--report`
@@ -21,7 +21,7 @@ final class ImportOutputs: Sendable {
         var spooled = 0
     }
 
-    private let files: Mutex<Files>
+    private let files: Locked<Files>
     private let reportPath: String?
 
     /// Opens (creating or emptying) the files the options name.
@@ -35,7 +35,7 @@ final class ImportOutputs: Sendable {
             let folder = URL(fileURLWithPath: report).deletingLastPathComponent().path
             spool = try OutputFile(spoolIn: folder, for: "--report")
         }
-        files = Mutex(Files(rejects: rejectsFile, spool: spool))
+        files = Locked(Files(rejects: rejectsFile, spool: spool))
         reportPath = report
     }
 

@@ -105,13 +105,15 @@ public actor BackgroundContext {
     public init(container: Container, mergingOtherSaves: Bool = false) {
         context = container.newBackgroundContext()
         if mergingOtherSaves {
-            let saves = container.didSave
+            // Subscribed before init returns, so that no save made after it is missed.
+            let saves = container.didSave.makeAsyncIterator()
             let own = context.identifier
             // Ends at the first save after the actor is gone.
             Task { [weak self] in
-                for await event in saves where event.context != own {
+                var saves = saves
+                while let event = await saves.next() {
                     guard let self else { return }
-                    await merge(event.changes)
+                    if event.context != own { await merge(event.changes) }
                 }
             }
         }

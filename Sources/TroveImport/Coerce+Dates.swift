@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TroveModel
 
 /// How one attribute reads dates: its ``DateFormat`` with the formatter for a pattern resolved.
@@ -143,9 +142,9 @@ extension DecimalText {
 final class PatternDateParser: Sendable {
     /// The `DateFormatter` pattern, such as `yyyy-MM-dd HH:mm:ss`.
     let pattern: String
-    private let idle = Mutex<[Formatter]>([])
+    private let idle = Locked<[Formatter]>([])
 
-    private static let parsers = Mutex<[String: PatternDateParser]>([:])
+    private static let parsers = Locked<[String: PatternDateParser]>([:])
 
     /// The parser for `pattern`, made on first use.
     static func shared(for pattern: String) -> PatternDateParser {

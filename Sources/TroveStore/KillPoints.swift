@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TroveModel
 
 /// A test hook: kills the process with SIGKILL when it reaches a named point of a commit for the
 /// N-th time, so tests can stop a save, an import or a delete exactly there and check that the
@@ -30,7 +30,7 @@ package enum KillPoint: String, CaseIterable, Sendable {
         return (point, arrival)
     }()
 
-    private static let arrivals = Mutex(0)
+    private static let arrivals = Locked(0)
 
     /// Kills the process here when this point is armed and this is the arrival it names.
     package func reached() {

@@ -1,7 +1,7 @@
 import Foundation
+import TroveModel
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// Where a read prepares its statements: one of a file store's ``ReadingConnections``, or a GRDB
 /// connection (the writer's, or an in-memory store's only one).
@@ -29,7 +29,7 @@ final class ReadingConnections: Sendable {
     private let path: String
     private let busyTimeout: TimeInterval
     private let statementObserver: (@Sendable (String) -> Void)?
-    private let idle = Mutex<[ReadingConnection]>([])
+    private let idle = Locked<[ReadingConnection]>([])
 
     init(path: String, options: SQLiteStore.Options) {
         self.path = path

@@ -23,7 +23,7 @@ extension SQLiteStore {
     /// always in that order: the cross-process ``WriteLock`` of a file store, an in-process lock
     /// in memory. A thread holding it may take it again.
     private func exclusively<T>(_ doing: String, _ body: () throws -> T) throws -> T {
-        if let writeLock { return try writeLock.withLock(timeout: options.busyTimeout, doing: doing, body) }
+        if let writeLock { return try writeLock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: doing, body) }
         memoryWriteLock.lock()
         defer { memoryWriteLock.unlock() }
         return try body()

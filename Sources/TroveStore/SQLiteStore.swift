@@ -36,6 +36,9 @@ public final class SQLiteStore: PersistentStore {
         /// How long a write waits for another process's write to finish before failing with
         /// ``StoreError/Code/busy`` (default 5 s).
         public var busyTimeout: TimeInterval
+        /// The clock that wait is measured on, and that pauses between attempts to take the
+        /// lock (default ``TimeSource/continuous``): a test gives one it moves itself.
+        public var clock: TimeSource
         /// How many pages the write-ahead log may hold before a save copies them into the store
         /// file (SQLite's `wal_autocheckpoint`; default 1000 pages, about 4 MB). The copy runs
         /// inside the save's commit, so under the write lock. 0 turns it off: then call
@@ -72,9 +75,10 @@ public final class SQLiteStore: PersistentStore {
         public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
                     autoCheckpointPages: Int = 1000, writerCacheKiB: Int = 8192,
                     statementObserver: (@Sendable (String) -> Void)? = nil, readOnly: Bool = false,
-                    migration: MigrationPolicy = .refuse) {
+                    migration: MigrationPolicy = .refuse, clock: TimeSource = .continuous) {
             self.readOnly = readOnly
             self.migration = migration
+            self.clock = clock
             self.durability = durability
             self.busyTimeout = busyTimeout
             self.autoCheckpointPages = autoCheckpointPages
@@ -103,14 +107,14 @@ public final class SQLiteStore: PersistentStore {
     /// The commits of this store: the change counter of an in-memory store.
     let commitCount = Atomic<Int64>(0)
     /// The ``bulkWriting(_:)`` runs under way.
-    let bulkRuns = Mutex<Int>(0)
+    let bulkRuns = Locked<Int>(0)
     /// Tells this store's tokens from any other's.
     let storeID = StoreChangeToken.nextStoreID()
     let options: Options
     let schema: StoreSchema
     let readPlans: [String: ReadPlan]
     /// Fetch statements by shape, compiled once each (at most 256 kept).
-    let statements = Mutex<[StatementShape: ShapedStatement]>([:])
+    let statements = Locked<[StatementShape: ShapedStatement]>([:])
     let insertPlans: [String: InsertPlan]
     static let logger = Logger(label: "trove.store")
 
@@ -297,7 +301,7 @@ public final class SQLiteStore: PersistentStore {
     /// new file to WAL, and a throwaway table whenever the `-wal` file is missing or empty).
     static func openPool(at url: URL, options: Options, lock: WriteLock) throws -> DatabasePool {
         try mapErrors("opening \(url.path)") {
-            try lock.withLock(timeout: options.busyTimeout, doing: "opening \(url.path)") {
+            try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "opening \(url.path)") {
                 let pool = try DatabasePool(path: url.path, configuration: configuration(options: options))
                 // GRDB sets synchronous=NORMAL when it enables WAL; Trove's default is FULL.
                 let pragma = options.durability == .full ? "FULL" : "NORMAL"
@@ -351,7 +355,7 @@ public final class SQLiteStore: PersistentStore {
         guard let writeLock else { return }
         let writer = self.writer, observer = self.observer, readers = self.readers
         do {
-            try writeLock.withLock(timeout: min(options.busyTimeout, 1), doing: "closing") {
+            try writeLock.withLock(timeout: min(options.busyTimeout, 1), clock: options.clock, doing: "closing") {
                 observer?.close()
                 readers?.close()
                 try writer.close()

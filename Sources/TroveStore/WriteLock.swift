@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
-import Synchronization
+import TroveModel
 
 /// The cross-process write lock of a store file: an exclusive `flock(2)` on `STORE-lock`,
 /// a file of its own beside the store.
@@ -36,7 +36,7 @@ final class WriteLock: Sendable {
     private let descriptor: Int32
     private let holder = NSRecursiveLock()
     /// How many holds the thread holding `holder` has nested (changed only by that thread).
-    private let depth = Mutex<Int>(0)
+    private let depth = Locked<Int>(0)
 
     /// Opens (creating if needed) the lock file of the store at `storePath`.
     /// - Throws: ``StoreError/Code/fileAccess`` when the file can be neither created nor opened.
@@ -65,29 +65,35 @@ final class WriteLock: Sendable {
 
     /// Runs `body` holding the lock, waiting for it at most `timeout` seconds; at once when this
     /// thread holds it already.
+    ///
+    /// The wait for another process (or another store on the same file) is measured on `clock`,
+    /// which also pauses between attempts; the wait for another thread of this store is the
+    /// lock's own, woken when that thread lets go.
     /// - Parameter doing: what the caller is doing, for the error message ("saving").
     /// - Throws: ``StoreError/Code/busy`` naming the store and the wait when the lock stayed
     ///   held by another process (or another store on the same file) for `timeout`; whatever
     ///   `body` throws.
-    func withLock<T>(timeout: TimeInterval, doing: String, _ body: () throws -> T) throws -> T {
-        let start = Date()
-        let deadline = start.addingTimeInterval(max(timeout, 0))
-        guard holder.lock(before: deadline) else { throw busy(doing: doing, since: start) }
+    func withLock<T>(timeout: TimeInterval, clock: TimeSource, doing: String, _ body: () throws -> T) throws -> T {
+        let limit = Duration.seconds(max(timeout, 0))
+        let start = clock.now
+        guard holder.lock(before: Date(timeIntervalSinceNow: max(timeout, 0))) else {
+            throw busy(doing: doing, waited: clock.now - start)
+        }
         defer { holder.unlock() }
         let outermost = depth.withLock { depth in
             depth += 1
             return depth == 1
         }
         defer { depth.withLock { $0 -= 1 } }
-        if outermost { try acquire(until: deadline, doing: doing, since: start) }
+        if outermost { try acquire(until: start + limit, clock: clock, doing: doing, since: start) }
         defer { if outermost { release() } }
         return try body()
     }
 
-    /// Takes the `flock`, polling with a growing pause (1 ms to 20 ms) until `deadline`:
-    /// `flock` itself has no timeout, and an alarm signal is no tool for a library.
-    private func acquire(until deadline: Date, doing: String, since start: Date) throws {
-        var pause: TimeInterval = 0.001
+    /// Takes the `flock`, polling with a growing pause (1 ms to 20 ms) until `deadline` on
+    /// `clock`: `flock` itself has no timeout, and an alarm signal is no tool for a library.
+    private func acquire(until deadline: Duration, clock: TimeSource, doing: String, since start: Duration) throws {
+        var pause = Duration.milliseconds(1)
         while true {
             if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return }
             let code = errno
@@ -96,10 +102,10 @@ final class WriteLock: Sendable {
                 throw StoreError(.fileAccess,
                     "\(doing): cannot lock \(path), the write lock of \(storePath): \(String(cString: strerror(code)))")
             }
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { throw busy(doing: doing, since: start) }
-            Thread.sleep(forTimeInterval: min(pause, left))
-            pause = min(pause * 2, 0.02)
+            let left = deadline - clock.now
+            guard left > .zero else { throw busy(doing: doing, waited: clock.now - start) }
+            clock.sleep(for: min(pause, left))
+            pause = min(pause * 2, .milliseconds(20))
         }
     }
 
@@ -107,9 +113,10 @@ final class WriteLock: Sendable {
         while flock(descriptor, LOCK_UN) != 0, errno == EINTR {}
     }
 
-    private func busy(doing: String, since start: Date) -> StoreError {
-        let waited = String(format: "%.2f", Date().timeIntervalSince(start))
+    private func busy(doing: String, waited: Duration) -> StoreError {
+        let (seconds, attoseconds) = waited.components
+        let text = String(format: "%.2f", Double(seconds) + Double(attoseconds) / 1e18)
         return StoreError(.busy,
-            "\(doing): another process is writing to \(storePath) (waited \(waited) s for its write lock \(path)); try again when it has finished")
+            "\(doing): another process is writing to \(storePath) (waited \(text) s for its write lock \(path)); try again when it has finished")
     }
 }

@@ -1,7 +1,9 @@
-import Synchronization
+public import TroveStore
+import TroveModel
 
 /// A clock that moves only when a test advances it, for behaviour that depends on time
-/// (`ObjectContext.clock = TimeSource(manualClock)`): no test waits for real time to pass.
+/// (`context.clock = clock.timeSource`, `SQLiteStore.Options(clock: clock.timeSource)`): no test
+/// waits for real time to pass.
 public final class ManualClock: Clock, Sendable {
     /// A point in the clock's time: a duration since it started.
     public struct Instant: InstantProtocol {
@@ -18,13 +20,19 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [(deadline: Instant, wake: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A clock at time zero.
     public init() {}
 
     public var now: Instant { state.withLock { $0.now } }
     public var minimumResolution: Duration { .zero }
+
+    /// A time source reading this clock, on which a thread that waits (a write polling for the
+    /// write lock) moves the clock forward by its wait at once, as if that time had passed.
+    public var timeSource: TimeSource {
+        TimeSource(self, sleep: { [self] duration in advance(by: duration) })
+    }
 
     /// Moves the clock forward by `duration`, waking the sleepers whose deadline it reaches.
     public func advance(by duration: Duration) {

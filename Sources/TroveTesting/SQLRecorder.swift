@@ -1,4 +1,5 @@
 import Foundation
+import TroveModel
 
 /// Records the SQL of every statement a store runs, for tests that count queries.
 ///
@@ -10,23 +11,20 @@ import Foundation
 /// #expect(recorder.selects.count == 1)
 /// ```
 ///
-/// `@unchecked`: `recorded` is guarded by `lock` (an `NSLock`, which Thread Sanitizer sees; it
-/// reports the statements of two connections recorded at once under a `Mutex` as a race).
-public final class SQLRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [String] = []
+public final class SQLRecorder: Sendable {
+    private let recorded = Locked<[String]>([])
 
     /// Creates an empty recorder.
     public init() {}
 
     /// The observer to pass as `SQLiteStore.Options.statementObserver`.
     public var observer: @Sendable (String) -> Void {
-        { [self] sql in lock.withLock { recorded.append(sql) } }
+        { [recorded] sql in recorded.withLock { $0.append(sql) } }
     }
 
     /// Every statement recorded since the last ``reset()``.
     public var statements: [String] {
-        lock.withLock { recorded }
+        recorded.withLock { $0 }
     }
 
     /// The `SELECT` statements that read the store's data since the last ``reset()``
@@ -37,6 +35,6 @@ public final class SQLRecorder: @unchecked Sendable {
 
     /// Forgets what was recorded.
     public func reset() {
-        lock.withLock { recorded.removeAll() }
+        recorded.withLock { $0.removeAll() }
     }
 }

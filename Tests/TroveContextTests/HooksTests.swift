@@ -1,4 +1,5 @@
 import Foundation
+import TroveModel
 import Testing
 import Trove
 import TroveTesting
@@ -64,9 +65,8 @@ import TroveTesting
 }
 
 /// Names collected by a hook (hooks are `@Sendable`).
-final class SeenNames: @unchecked Sendable {  // @unchecked: guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: [String] = []
-    var names: [String] { lock.withLock { stored } }
-    func add(_ name: String) { lock.withLock { stored.append(name) } }
+final class SeenNames: Sendable {
+    private let stored = Locked<[String]>([])
+    var names: [String] { stored.withLock { $0 } }
+    func add(_ name: String) { stored.withLock { $0.append(name) } }
 }

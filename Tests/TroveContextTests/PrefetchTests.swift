@@ -10,13 +10,12 @@ import TroveTesting
 @Suite struct PrefetchTests {
     /// The SELECT statements a store runs, as its observer reports them.
     final class StatementLog: Sendable {
-        private let lock = NSLock()
-        nonisolated(unsafe) private var selects: [String] = []  // guarded by `lock`
+        private let selects = Locked<[String]>([])
 
         func record(_ sql: String) {
-            if sql.hasPrefix("SELECT") { lock.withLock { selects.append(sql) } }
+            if sql.hasPrefix("SELECT") { selects.withLock { $0.append(sql) } }
         }
-        var count: Int { lock.withLock { selects.count } }
+        var count: Int { selects.withLock { $0.count } }
     }
 
     /// 300 photos, each with an owner among 30 photographers; returns the store and its log.

@@ -20,7 +20,7 @@ import TroveTesting
             let clock = ManualClock()
             let context = container.newBackgroundContext()
             context.stalenessInterval = interval
-            context.clock = TimeSource(clock)
+            context.clock = clock.timeSource
             let owner = try #require(try context.fetchFirst("Photographer"))
             let ids = try owner.objectIDs(forRelationshipNamed: "photos")   // the photo's row waits in the cache
             let before = try #require(try container.newBackgroundContext().object(with: ids[0]).value(forKey: "title", as: String.self))

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TroveModel
 import Testing
 import Trove
 @testable import TroveImport
@@ -141,7 +141,7 @@ import TroveTesting
         let container = inMemory ? try Container(store: SQLiteStore(inMemoryWith: try Self.model())) : mine
         let rounds = 10, photos = 60, owners = 6
         for round in 0..<rounds {
-            let failures = Mutex<[String]>([])
+            let failures = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 4) { worker in
                 let records = (0..<photos).map { i in
                     let tags = worker == 3 ? #", "tags": ["t\#(round)", "common"]"# : ""

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TroveModel
 import Testing
 import Trove
 @testable import TroveImport
@@ -26,7 +26,7 @@ extension StreamingImportTests {
 
     @Test func theReportKeepsTheCountAndTheFirstRejectionsAndTheHandlerSeesEveryOne() throws {
         let count = ImportReport.rejectedKept * 3 + 5
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         var options = ImportOptions(batchSize: 9)
         options.onRejected = { record in seen.withLock { $0.append(record.index) } }
         // Every other record lacks its key.

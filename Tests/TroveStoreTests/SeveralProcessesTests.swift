@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 import Testing
 @testable import TroveStore
 import TroveModel
@@ -168,16 +167,21 @@ import TroveTesting
 
     @Test(.enabled(if: FileLockHolder.isAvailable, "needs util-linux flock"))
     func aWriteWaitsForTheLockThenFailsAsBusyAndSucceedsOnceItIsFree() throws {
-        let store = try SQLiteStore(url: url, model: model, options: .init(busyTimeout: 0.3))
+        // The wait runs on a clock that each pause moves forward: no real time passes, and the
+        // wait is exactly the timeout, never more.
+        let clock = ManualClock()
+        let store = try SQLiteStore(url: url, model: model, options: .init(busyTimeout: 0.3, clock: clock.timeSource))
         let holder = try FileLockHolder(file: dir.file("s.trove-lock"))
+        let started = clock.now
         let error = try #require(throws: StoreError.self) { try insert("p1", into: store) }
+        #expect(started.duration(to: clock.now) == .seconds(0.3), "fails once the timeout has passed, not later")
         #expect(error.code == .busy)
-        #expect(error.message.contains("another process is writing to \(url.path)"))
+        #expect(error.message.contains("another process is writing to \(url.path) (waited 0.30 s"))
         #expect(error.message.contains("s.trove-lock"))
         #expect(error.message.contains("try again"))
         // Opening needs the lock too (GRDB and the schema check write at open).
         let opening = try #require(throws: StoreError.self) {
-            try SQLiteStore(url: url, model: model, options: .init(busyTimeout: 0.1))
+            try SQLiteStore(url: url, model: model, options: .init(busyTimeout: 0.1, clock: clock.timeSource))
         }
         #expect(opening.code == .busy)
         // Reads never wait for it.
@@ -243,7 +247,7 @@ import TroveTesting
 
 /// Errors gathered from several threads.
 private final class Failures: Sendable {
-    private let list = Mutex<[String]>([])
+    private let list = Locked<[String]>([])
 
     func add(_ error: any Error) { list.withLock { $0.append("\(error)") } }
     var all: [String] { list.withLock { $0 } }

@@ -1,6 +1,6 @@
 import Foundation
+import TroveModel
 public import TroveContext
-import Synchronization
 
 extension Container {
     /// Starts a streamed import on a context and a thread of its own, and returns at once.
@@ -44,7 +44,7 @@ public final class BackgroundImport: Sendable {
         var waiting: [CheckedContinuation<ImportReport, any Error>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let stream: AsyncStream<ImportProgress>
     private let continuation: AsyncStream<ImportProgress>.Continuation
 

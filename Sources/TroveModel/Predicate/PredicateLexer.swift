@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A token of the predicate language, with the column where it starts.
 struct PredicateToken: Equatable, Sendable {
@@ -55,7 +54,7 @@ struct PredicateLexer {
 
     /// The tokens of the formats read last: an app fetches with the same few formats again and
     /// again (`id == %@`), and the tokens do not depend on the arguments.
-    private static let cache = Mutex<[String: [PredicateToken]]>([:])
+    private static let cache = Locked<[String: [PredicateToken]]>([:])
 
     /// Every token, ending with ``PredicateToken/Kind/end``.
     static func tokens(of text: String) throws(ObjectPredicateError) -> [PredicateToken] {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Whole-string matching of ICU regular expressions (as `NSRegularExpression` reads them) with
 /// a bounded amount of work: the one matcher behind `MATCHES` and the model's `regex` rules.
@@ -116,7 +115,7 @@ package enum RegexMatcher {
         }
     }
 
-    private static let cache = Mutex(Cache())
+    private static let cache = Locked(Cache())
 
     /// How many compiled patterns are kept now (for tests of the bound).
     package static var cachedPatternCount: Int { cache.withLock { $0.entries.count } }
