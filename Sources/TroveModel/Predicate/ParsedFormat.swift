@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A format's tree with a placeholder for each argument, parsed once and kept: an app fetches
 /// with the same few formats again and again (`id == %@`), and parsing one took a tenth of a
 /// fetch by unique key. Formats whose tree depends on their arguments' values (`%K`, `CAST`)
@@ -17,7 +15,7 @@ package final class ParsedFormat: Sendable {
     }
 
     /// The formats parsed last, each with its parsed form, or `nil` for one that has none.
-    private static let cache = Mutex<[String: ParsedFormat?]>([:])
+    private static let cache = Locked<[String: ParsedFormat?]>([:])
 
     /// The parsed form of `format`, parsed now if it was not yet; `nil` when it has none.
     static func parsed(_ format: String) -> ParsedFormat? {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TroveModel
 
 /// What the SQL text of a fetch depends on: the query with each constant of its predicate
@@ -161,7 +160,7 @@ package final class ShapeStatements: Sendable {
 
     /// Few: a request shape gives a statement per selection and window (and per kinds of
     /// constants, which rarely vary).
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     package init() {}
 
