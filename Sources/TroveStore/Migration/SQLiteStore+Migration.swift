@@ -47,7 +47,7 @@ extension SQLiteStore {
         let lock = try WriteLock(storePath: url.path)
         let pool = try openPool(at: url, options: options, lock: lock)
         return try mapErrors("migrating \(url.path)") {
-            try lock.withLock(timeout: options.busyTimeout, doing: "migrating \(url.path)") {
+            try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "migrating \(url.path)") {
                 defer { try? pool.close() }
                 return try pool.writeWithoutTransaction { db in
                     try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup)
