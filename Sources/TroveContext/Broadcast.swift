@@ -1,3 +1,4 @@
+import TroveModel
 import Synchronization
 
 /// An element that can say how many elements before it its stream dropped.
@@ -20,7 +21,7 @@ final class Broadcast<Element: CountsMissedElements>: Sendable {
     }
 
     private let bufferSize: Int
-    private let subscribers = Mutex<[UInt64: Subscriber]>([:])
+    private let subscribers = Locked<[UInt64: Subscriber]>([:])
     private let nextID = Atomic<UInt64>(0)
 
     init(bufferSize: Int) {
