@@ -32,7 +32,9 @@ let package = Package(
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
-        .target(name: "TroveContext", dependencies: ["TroveModel", "TroveStore"], swiftSettings: sharedSettings),
+        .target(
+            name: "TroveContext", dependencies: ["TroveModel", "TroveStore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: sharedSettings),
         .target(name: "TroveImport", dependencies: ["TroveModel", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
         .target(
             name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext", "TroveImport"],

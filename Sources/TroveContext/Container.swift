@@ -24,6 +24,9 @@ public final class Container: Sendable {
     let classes: EntityClasses
     /// Every save of every context of this container, as it happens.
     public let didSave = ContextEvents()
+    /// The merges of other contexts' saves that failed — the view context's automatic merge and
+    /// ``BackgroundContext``'s — each with its error (and logged).
+    public let mergeFailures = MergeFailures()
     /// Whether the view context merges other contexts' saves by itself (default `true`).
     public let automaticallyMergesChangesIntoViewContext: Bool
     @MainActor private var mainContext: ObjectContext?
@@ -88,8 +91,12 @@ public final class Container: Sendable {
             // would otherwise pile up a task per save behind its busy main thread).
             guard automaticallyMergesChangesIntoViewContext, hasViewContext.load(ordering: .acquiring) else { return }
             Task { @MainActor [weak self] in
-                guard let view = self?.mainContext, view.identifier != event.context else { return }
-                try? view.mergeChanges(from: event.changes)
+                guard let self, let view = mainContext, view.identifier != event.context else { return }
+                do {
+                    try view.mergeChanges(from: event.changes)
+                } catch {
+                    mergeFailures.report(MergeFailure(context: view.identifier, source: event.context, changes: event.changes, error: error))
+                }
             }
         }
     }
@@ -99,11 +106,14 @@ public final class Container: Sendable {
 /// context is reached only through ``perform(_:)``, so the compiler keeps it on the actor.
 public actor BackgroundContext {
     private let context: ObjectContext
+    private let failures: MergeFailures
 
     /// A context of `container`; with `mergingOtherSaves`, it merges every other context's
-    /// saves as they happen.
+    /// saves as they happen (a merge that fails is reported in the container's
+    /// ``Container/mergeFailures``).
     public init(container: Container, mergingOtherSaves: Bool = false) {
         context = container.newBackgroundContext()
+        failures = container.mergeFailures
         if mergingOtherSaves {
             // Subscribed before init returns, so that no save made after it is missed.
             let saves = container.didSave.makeAsyncIterator()
@@ -113,7 +123,7 @@ public actor BackgroundContext {
                 var saves = saves
                 while let event = await saves.next() {
                     guard let self else { return }
-                    if event.context != own { await merge(event.changes) }
+                    if event.context != own { await merge(event) }
                 }
             }
         }
@@ -124,7 +134,11 @@ public actor BackgroundContext {
         try body(context)
     }
 
-    private func merge(_ changes: ObjectChanges) {
-        try? context.mergeChanges(from: changes)
+    private func merge(_ event: ContextEvent) {
+        do {
+            try context.mergeChanges(from: event.changes)
+        } catch {
+            failures.report(MergeFailure(context: context.identifier, source: event.context, changes: event.changes, error: error))
+        }
     }
 }

@@ -12,4 +12,11 @@ public enum StoreIntegrity {
         let rows = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         return rows == ["ok"] ? [] : rows
     }
+
+    /// Runs `sql` on the store file at `url`, on a connection of its own, behind Trove's back:
+    /// for tests that damage a store (drop or rename a table) to see how Trove fails.
+    public static func execute(_ sql: String, onStoreAt url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: sql) }
+    }
 }

@@ -154,6 +154,57 @@ import TroveTesting
         #expect(try view.fetchCount("Photo") == 4)
     }
 
+    /// A merge that fails (here: the table renamed behind the store's back) is reported with its
+    /// error, and the view context is left as it was, its objects whole, until the cause is gone.
+    @MainActor @Test(.timeLimit(.minutes(1))) func aMergeThatFailsIsReportedAndLeavesTheContextAsItWas() async throws {
+        let view = container.viewContext
+        let shown = try #require(try view.fetchFirst("Photo", whereKey: "id", equals: "p0"))
+        var failures = container.mergeFailures.makeAsyncIterator()
+        let other = container.newBackgroundContext()
+        try #require(try other.fetchFirst("Photo", whereKey: "id", equals: "p0")).setValue("renamed", forKey: "title")
+        try other.save()
+        // The view context merges on the main actor, after this test's next suspension: by then
+        // the table is gone.
+        try StoreIntegrity.execute("ALTER TABLE Photo RENAME TO Gone", onStoreAt: dir.file("m.trove"))
+        let failure = try #require(await failures.next())
+        #expect(failure.context == view.identifier && failure.source == other.identifier)
+        #expect(failure.changes.updated == [shown.objectID])
+        #expect("\(failure.error)".contains("no such table"))
+        #expect(try shown.value(forKey: "title") == "t0", "not half refreshed")
+        #expect(!view.hasChanges)
+        try StoreIntegrity.execute("ALTER TABLE Gone RENAME TO Photo", onStoreAt: dir.file("m.trove"))
+        try view.refreshAllObjects()
+        #expect(try shown.value(forKey: "title") == "renamed")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anActorOwnedContextReportsAMergeThatFails() async throws {
+        let worker = BackgroundContext(container: container, mergingOtherSaves: true)
+        // An unsaved change keeps the object in the context, so the merge has it to update.
+        let id = try await worker.perform { context in
+            let photo = try #require(try context.fetchFirst("Photo", whereKey: "id", equals: "p1"))
+            try photo.setValue(99, forKey: "views")
+            return photo.objectID
+        }
+        var failures = container.mergeFailures.makeAsyncIterator()
+        // Saved and the table renamed while the actor is busy, so its merge comes after both.
+        let container = container, url = dir.file("m.trove")
+        let source = try await worker.perform { _ in
+            let other = container.newBackgroundContext()
+            try other.object(with: id).setValue("changed", forKey: "title")
+            try other.save()
+            try StoreIntegrity.execute("ALTER TABLE Photo RENAME TO Gone", onStoreAt: url)
+            return other.identifier
+        }
+        let failure = try #require(await failures.next())
+        #expect(failure.source == source && failure.changes.updated == [id])
+        #expect("\(failure.error)".contains("no such table"))
+        let (title, views) = try await worker.perform { context in
+            let photo = try context.object(with: id)
+            return (try photo.value(forKey: "title", as: String.self), try photo.value(forKey: "views", as: Int64.self))
+        }
+        #expect(title == "t1" && views == 99, "as it was, the unsaved change kept")
+    }
+
     @Test(.timeLimit(.minutes(1))) func anActorOwnedContextMergesOtherSaves() async throws {
         let worker = BackgroundContext(container: container, mergingOtherSaves: true)
         let id = try await worker.perform { context in
