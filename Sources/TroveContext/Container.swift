@@ -77,10 +77,11 @@ public final class Container: Sendable {
 
     /// Runs `body` with a new context off the caller's thread and returns its result. The
     /// context lives only as long as `body` runs; return IDs or values, not objects.
-    public func performBackgroundTask<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
-        try await Task.detached { [self] in
-            try body(makeContext())
-        }.value
+    ///
+    /// `body` runs on a queue of its own (a ``BackgroundContext``'s), never on Swift's
+    /// cooperative thread pool, so its store work may block without stalling other tasks.
+    public func performBackgroundTask<T: Sendable>(_ body: @Sendable (ObjectContext) throws -> T) async throws -> T {
+        try await BackgroundContext(container: self).perform(body)
     }
 
     private func makeContext() -> ObjectContext {
@@ -104,7 +105,12 @@ public final class Container: Sendable {
 
 /// An actor that owns a context, for long-lived background work such as an import: the
 /// context is reached only through ``perform(_:)``, so the compiler keeps it on the actor.
+///
+/// The actor runs on a serial queue of its own, not on Swift's cooperative thread pool (as Core
+/// Data gives each private context its own queue): its store work blocks that queue's thread
+/// only, however long SQLite waits.
 public actor BackgroundContext {
+    private let executor = QueueExecutor(label: "trove.background-context")
     private let context: ObjectContext
     private let failures: MergeFailures
 
@@ -127,6 +133,11 @@ public actor BackgroundContext {
                 }
             }
         }
+    }
+
+    /// The actor's own queue.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
     }
 
     /// Runs `body` with the context, on the actor.

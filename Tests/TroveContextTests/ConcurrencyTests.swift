@@ -205,6 +205,17 @@ import TroveTesting
         #expect(title == "t1" && views == 99, "as it was, the unsaved change kept")
     }
 
+    /// Background work runs on a queue of its own, not on Swift's cooperative pool, where
+    /// blocking store work would hold one of its few threads (one per core). Checked where the
+    /// work runs rather than by blocking: the other tests of the suite keep the pool busy.
+    @Test func backgroundWorkRunsOnAQueueOfItsOwnNotOnTheCooperativePool() async throws {
+        #expect(!QueueExecutor.isCurrent)
+        let worker = BackgroundContext(container: container)
+        #expect(try await worker.perform { context in try context.fetchCount("Photo") == 3 && QueueExecutor.isCurrent })
+        #expect(try await container.performBackgroundTask { context in try context.fetchCount("Photo") == 3 && QueueExecutor.isCurrent })
+        #expect(!QueueExecutor.isCurrent)
+    }
+
     @Test(.timeLimit(.minutes(1))) func anActorOwnedContextMergesOtherSaves() async throws {
         let worker = BackgroundContext(container: container, mergingOtherSaves: true)
         let id = try await worker.perform { context in

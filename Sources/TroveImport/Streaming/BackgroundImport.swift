@@ -18,10 +18,8 @@ extension Container {
     public func startImport(_ input: ImportInput, into entityName: String, format: RecordFormat = .json(root: nil),
                             options: ImportOptions = ImportOptions(), resume: ResumeMode = .resume) -> BackgroundImport {
         let job = BackgroundImport()
-        let context = newBackgroundContext()
-        let handOver = ContextHandOver(context: context)
-        let thread = Thread {
-            let importer = Importer(context: handOver.context, options: options)
+        let thread = Thread { [self] in
+            let importer = Importer(context: newBackgroundContext(), options: options)
             let result = Result {
                 try importer.importStream(input, into: entityName, format: format, resume: resume,
                                           progress: { job.report($0) }, isCancelled: { job.isCancelled })
@@ -93,7 +91,3 @@ public final class BackgroundImport: Sendable {
     }
 }
 
-/// Moves a new context to the import's thread: after the hand-over only that thread uses it.
-private struct ContextHandOver: @unchecked Sendable {
-    let context: ObjectContext
-}
