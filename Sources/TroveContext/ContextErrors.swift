@@ -7,7 +7,7 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownEntity, abstractEntity, unknownKey, typeMismatch, objectDeleted, notInContext, objectNotFound
-            case readOnly
+            case readOnly, editingDisabled
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -28,6 +28,9 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
         public static let objectNotFound = Code(.objectNotFound)
         /// The attribute is derived: the store computes its value, nothing sets it.
         public static let readOnly = Code(.readOnly)
+        /// The context takes no change for now: its document is saving or reverting. Make the
+        /// change when the document's state no longer contains `editingDisabled`.
+        public static let editingDisabled = Code(.editingDisabled)
 
         public var description: String { base.rawValue }
     }

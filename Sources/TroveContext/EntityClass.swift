@@ -51,10 +51,17 @@ final class ContextStatus {
     /// Whether a fetched-results controller follows the context (it must learn of changes to
     /// inserted objects it holds).
     @exclusivity(unchecked) var isFollowed = false
+    /// Whether someone is told of every change (a document's autosave: see
+    /// ``ObjectContext/changeHandler``).
+    @exclusivity(unchecked) var isWatched = false
+    /// Why the context takes no change now (a document's save or revert runs), or `nil`.
+    @exclusivity(unchecked) var editingDisabledReason: String?
 
     /// Whether a change of an inserted object of the context may be made without the context:
-    /// it exists, records no undo, and no controller follows it.
-    var takesChangesOfInsertsAlone: Bool { isAlive && !recordsUndo && !isFollowed }
+    /// it exists, records no undo, no controller follows it, nobody watches it, and it takes changes.
+    var takesChangesOfInsertsAlone: Bool {
+        isAlive && !recordsUndo && !isFollowed && !isWatched && editingDisabledReason == nil
+    }
 }
 
 /// The classes registered for a model's entities, checked against it once.

@@ -146,6 +146,7 @@ extension ManagedObject {
     /// The context, for a change of relationship `index`: the object must not be deleted.
     private func changingContext(_ index: Int) throws -> ObjectContext {
         let context = try liveContext()
+        try context.checkEditable()
         if isDeleted {
             throw ObjectError(.objectDeleted, "cannot change \(entity.name).\(entity.relationships[index].name) of \(objectID): the object is deleted")
         }

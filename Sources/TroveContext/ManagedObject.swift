@@ -219,6 +219,7 @@ open class ManagedObject {
             return true
         }
         let context = try liveContext()
+        try context.checkEditable()
         guard !isDeleted else {
             throw ObjectError(.objectDeleted, "cannot set \(entity.name).\(entity.attributes[index].name) of \(objectID): the object is deleted")
         }

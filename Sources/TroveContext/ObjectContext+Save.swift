@@ -13,42 +13,93 @@ extension ObjectContext {
     ///   fault; ``ConflictError`` when rows changed in the store since they were read;
     ///   ``StoreError`` when the store fails.
     public func save() throws {
+        guard var plan = try beginSave() else { return }
+        for attempt in 0... {
+            do {
+                return finishSave(plan, try source.save(plan.changes))
+            } catch {
+                plan = try planAgain(after: error, attempt: attempt)
+            }
+        }
+    }
+
+    /// ``save()`` with the store's write made by `write` (off the caller's thread, for a
+    /// document), the rest on the caller's actor; the context takes no change while `write`
+    /// runs (`reason` says why), so what is written is what the context marks saved.
+    func save(isolation: isolated (any Actor)? = #isolation, disablingEditing reason: String,
+              writing write: @Sendable (ChangeSet) async throws -> SaveResult) async throws {
+        guard var plan = try beginSave() else { return }
+        status.editingDisabledReason = reason
+        defer { status.editingDisabledReason = nil }
+        for attempt in 0... {
+            do {
+                let result = try await write(plan.changes)
+                // Changes typed properties could not make while the write ran fail the next save.
+                let refused = deferredFailures
+                finishSave(plan, result)
+                deferredFailures = refused
+                return
+            } catch {
+                plan = try planAgain(after: error, attempt: attempt)
+            }
+        }
+    }
+
+    /// What one write of a save sends, and the objects it came from.
+    struct SavePlan {
+        /// The inserted objects in their order.
+        var inserted: [ManagedObject]
+        /// The updated objects in the store's order.
+        var updated: [ManagedObject]
+        /// What the write sends to the store.
+        var changes: ChangeSet
+    }
+
+    /// Checks and validates the changes and plans their write; `nil` when there is nothing to save.
+    private func beginSave() throws -> SavePlan? {
         if let failure = deferredFailures.first {
             deferredFailures.removeAll()
             throw ObjectError(failure.code, "a change was not made, so nothing was saved: \(failure.message)")
         }
         processPendingChanges()
-        guard hasChanges || !pendingMetadata.isEmpty else { return }
+        guard hasChanges || !pendingMetadata.isEmpty else { return nil }
         for object in orderedInsertedObjects + touched.values.filter(\.isUpdated) + deleted.values {
             object.willSave()
         }
         processPendingChanges()
-        // The inserted objects in their order and the updated ones in the store's order, once
-        // for the whole save (again only when a conflict made the save change them).
-        var insertedObjects = orderedInsertedObjects
-        var updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
-        let failures = try validate(inserted: insertedObjects, updated: updatedObjects)
+        let plan = currentPlan()
+        let failures = try validate(inserted: plan.inserted, updated: plan.updated)
         guard failures.isEmpty else { throw ValidationError(failures: failures) }
+        return plan
+    }
 
-        var result: SaveResult?
-        // A conflict the merge policy resolves is written again; a second conflict in a row
-        // is another context racing this one, reported as an error.
-        for attempt in 0..<3 {
-            do {
-                result = try source.save(pendingChangeSet(inserted: insertedObjects, updated: updatedObjects))
-                break
-            } catch let conflict as ConflictError {
-                guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
-                try resolve(conflict)
-                insertedObjects = orderedInsertedObjects
-                updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
-            } catch let error as StoreError where error.code == .constraintViolation {
-                guard mergePolicy != .error, attempt < 2, try foldDuplicateInserts() else { throw error }
-                insertedObjects = orderedInsertedObjects
-                updatedObjects = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
-            }
+    /// The changes as they are now (once for the whole save, again only when a conflict made
+    /// the save change them).
+    private func currentPlan() -> SavePlan {
+        let inserted = orderedInsertedObjects
+        let updated = touched.values.filter(\.isUpdated).sorted(by: ObjectContext.storeOrder)
+        return SavePlan(inserted: inserted, updated: updated, changes: pendingChangeSet(inserted: inserted, updated: updated))
+    }
+
+    /// After a write failed with `error`: the plan of the next write when the merge policy
+    /// resolved a conflict; a second conflict in a row is another context racing this one,
+    /// reported as an error. Other errors are thrown as they are.
+    private func planAgain(after error: any Error, attempt: Int) throws -> SavePlan {
+        if let conflict = error as? ConflictError {
+            guard mergePolicy != .error, attempt < 2 else { throw try detailed(conflict) }
+            try resolve(conflict)
+            return currentPlan()
         }
-        guard let result else { return }
+        if let error = error as? StoreError, error.code == .constraintViolation {
+            guard mergePolicy != .error, attempt < 2, try foldDuplicateInserts() else { throw error }
+            return currentPlan()
+        }
+        throw error
+    }
+
+    /// Marks the written changes saved and announces them.
+    private func finishSave(_ plan: SavePlan, _ result: SaveResult) {
+        let (insertedObjects, updatedObjects) = (plan.inserted, plan.updated)
         // Own commit: the token moves on with it, unless someone else committed in between.
         if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
         let deletedObjects = Array(deleted.values)

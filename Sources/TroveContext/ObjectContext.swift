@@ -62,6 +62,11 @@ public final class ObjectContext {
     public let parent: ObjectContext?
     /// Changes made since the last ``processPendingChanges()``.
     @exclusivity(unchecked) var pendingChanges = ObjectChanges()
+    /// Called at each insert, delete and change of an object (a document's autosave); setting it
+    /// makes every change of an inserted object go through the context.
+    @exclusivity(unchecked) var changeHandler: (() -> Void)? {
+        didSet { status.isWatched = changeHandler != nil }
+    }
     /// The fetched-results controllers that follow this context (see ``tellFollowers(_:)``).
     @exclusivity(unchecked) var followers: [FollowingController] = []
 
@@ -156,6 +161,7 @@ public final class ObjectContext {
 
     /// Inserts an object of `entity`, of `type` (the entity's class), without waking it.
     func insertObject(_ entity: Entity, _ type: ManagedObject.Type) throws -> ManagedObject {
+        try checkEditable()
         guard !entity.isAbstract else {
             throw ObjectError(.abstractEntity,
                 "entity '\(entity.name)' is abstract; insert one of its sub-entities: \(entity.subentityNames.joined(separator: ", "))")
@@ -165,6 +171,7 @@ public final class ObjectContext {
                           relationships: entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) })
         inserted.add(object)
         pendingChanges.inserted.insert(id)
+        changeHandler?()
         undoManager?.record(.insert(object))
         return object
     }
@@ -179,6 +186,7 @@ public final class ObjectContext {
     public func delete(_ object: ManagedObject) throws {
         try checkOwnership(object)
         if object.isDeleted { return }
+        try checkEditable()
         try object.fireFault()
         object.prepareForDeletion()
         for hook in hooks.deletionHooks(for: object.entity, in: model) {
@@ -188,6 +196,7 @@ public final class ObjectContext {
         object.isDeleted = true
         deleted[object.objectID] = object
         if pendingChanges.inserted.remove(object.objectID) == nil { pendingChanges.deleted.insert(object.objectID) }
+        changeHandler?()
         pendingChanges.updated.remove(object.objectID)
         pendingChanges.changedKeys[object.objectID] = nil
         for (index, relationship) in object.entity.relationships.enumerated() {
@@ -258,6 +267,7 @@ public final class ObjectContext {
     }
 
     func objectDidChange(_ object: ManagedObject, key: String) {
+        changeHandler?()
         guard !object.isInserted else {
             // An inserted object is saved whole: no key of it is tracked for the save. An insert
             // already announced reports its changes as updates (as Core Data does).
@@ -475,6 +485,11 @@ public final class ObjectContext {
         deleted = [:]
         pendingMetadata = [:]
         deferredFailures = []
+    }
+
+    /// Throws when the context takes no change now (see ``ContextStatus/editingDisabledReason``).
+    func checkEditable() throws {
+        if let reason = status.editingDisabledReason { throw ObjectError(.editingDisabled, reason) }
     }
 
     func checkOwnership(_ object: ManagedObject) throws {

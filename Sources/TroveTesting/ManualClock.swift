@@ -15,9 +15,25 @@ public final class ManualClock: Clock, Sendable {
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
+    private struct Sleeper {
+        let deadline: Instant
+        let wake: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var now = Instant(offset: .zero)
-        var sleepers: [(deadline: Instant, wake: CheckedContinuation<Void, Never>)] = []
+        var nextSleeper = 0
+        var sleepers: [Int: Sleeper] = [:]
+        /// Tasks waiting for a number of sleepers (see ``waitForSleepers(_:)``).
+        var watchers: [(count: Int, wake: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes out the watchers whose count of sleepers is reached.
+        mutating func satisfiedWatchers() -> [CheckedContinuation<Void, Never>] {
+            let count = sleepers.count
+            let due = watchers.filter { $0.count <= count }.map(\.wake)
+            watchers.removeAll { $0.count <= count }
+            return due
+        }
     }
 
     private let state = Locked(State())
@@ -34,27 +50,54 @@ public final class ManualClock: Clock, Sendable {
         TimeSource(self, sleep: { [self] duration in advance(by: duration) })
     }
 
+    /// How many tasks sleep on the clock now (a cancelled sleep leaves at once).
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Suspends until at least `count` tasks sleep on the clock: a test waits for the code it
+    /// drives to start waiting before it moves time.
+    public func waitForSleepers(_ count: Int) async {
+        await withCheckedContinuation { (wake: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.watchers.append((count, wake))
+                return false
+            }
+            if reached { wake.resume() }
+        }
+    }
+
     /// Moves the clock forward by `duration`, waking the sleepers whose deadline it reaches.
     public func advance(by duration: Duration) {
         let woken = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
-            let due = state.sleepers.filter { $0.deadline <= now }
-            state.sleepers.removeAll { $0.deadline <= now }
-            return due
+            let due = state.sleepers.filter { $0.value.deadline <= now }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.map(\.wake)
         }
-        for sleeper in woken { sleeper.wake.resume() }
+        for wake in woken { wake.resume() }
     }
 
-    /// Suspends until the clock is advanced to `deadline` (at once when it is already there).
+    /// Suspends until the clock is advanced to `deadline` (at once when it is already there);
+    /// a cancelled sleep ends at once and throws `CancellationError`.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        await withCheckedContinuation { (wake: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state in
-                if deadline <= state.now { return true }
-                state.sleepers.append((deadline, wake))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextSleeper += 1 }
+            return state.nextSleeper
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (wake: CheckedContinuation<Void, Never>) in
+                let (reached, watchers) = state.withLock { state in
+                    if deadline <= state.now || Task.isCancelled { return (true, [CheckedContinuation<Void, Never>]()) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, wake: wake)
+                    return (false, state.satisfiedWatchers())
+                }
+                if reached { wake.resume() }
+                for watcher in watchers { watcher.resume() }
             }
-            if reached { wake.resume() }
+        } onCancel: {
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+            sleeper?.wake.resume()
         }
         try Task.checkCancellation()
     }

@@ -1,0 +1,88 @@
+import Foundation
+import TroveStore
+
+extension Document {
+    // MARK: Saving
+
+    /// Saves the context's unsaved changes, waiting first for a save under way. The store's
+    /// write runs off the main actor; while it runs the state contains ``State/editingDisabled``
+    /// and the context refuses changes. A failed save leaves the changes in the context, sets
+    /// ``State/savingError`` and ``lastSaveError``, and throws; the next good save clears both.
+    /// - Throws: ``DocumentError`` `.notOpen`; the context's save errors (``ValidationError``,
+    ///   ``ConflictError``, ``StoreError``, ``ObjectError``).
+    public func save() async throws {
+        _ = try openContainer()
+        if let error = await enqueueSave() { throw error }
+    }
+
+    /// Drops every unsaved change: the context goes back to the last saved state (objects
+    /// inserted since leave it, changed and deleted ones get their saved values back), and
+    /// ``State/savingError`` is cleared, since the changes that failed are gone. Waits for a
+    /// save under way first; the state contains ``State/editingDisabled`` while it runs.
+    /// - Throws: ``DocumentError`` `.notOpen`.
+    public func revert() async throws {
+        _ = try openContainer()
+        pendingAutosave?.cancel()
+        pendingAutosave = nil
+        _ = await lastSave?.value
+        let context = try openContainer().viewContext
+        update(state.union(.editingDisabled))
+        context.rollback()
+        lastSaveError = nil
+        update(state.subtracting([.editingDisabled, .savingError]))
+    }
+
+    /// Queues a save behind the one before it; returns its error, if any.
+    func enqueueSave() async -> (any Error)? {
+        pendingAutosave?.cancel()
+        pendingAutosave = nil
+        let previous = lastSave
+        let save = Task { () -> (any Error)? in
+            _ = await previous?.value
+            return await self.writeChanges()
+        }
+        lastSave = save
+        return await save.value
+    }
+
+    /// One save of the open document's context, its store write off the main actor.
+    private func writeChanges() async -> (any Error)? {
+        guard let container else { return nil }
+        let context = container.viewContext
+        let store = container.store
+        let writes = context.hasChanges
+        if writes { update(state.union(.editingDisabled)) }
+        do {
+            try await context.save(disablingEditing: "the document \(url.lastPathComponent) is saving; make the change when its state leaves editingDisabled") { changes in
+                try await Task.detached { try store.save(changes) }.value
+            }
+            lastSaveError = nil
+            update(state.subtracting([.editingDisabled, .savingError]))
+            return nil
+        } catch {
+            lastSaveError = error
+            update(state.subtracting(.editingDisabled).union(.savingError))
+            return error
+        }
+    }
+
+    // MARK: Autosave
+
+    /// A change of the context: the quiet spell starts again.
+    func contextDidChange() {
+        pendingAutosave?.cancel()
+        guard let delay = autosaveDelay else { return }
+        let clock = clock
+        pendingAutosave = Task { [weak self] in
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return // cancelled: a later change or a save took over
+            }
+            guard let self, !Task.isCancelled else { return }
+            pendingAutosave = nil
+            // A failed autosave is reported through the state and lastSaveError.
+            _ = await enqueueSave()
+        }
+    }
+}
