@@ -9,7 +9,7 @@ extension Document {
     /// and the context refuses changes. A failed save leaves the changes in the context, sets
     /// ``State/savingError`` and ``lastSaveError``, and throws; the next good save clears both.
     /// - Throws: ``DocumentError`` `.notOpen`; the context's save errors (``ValidationError``,
-    ///   ``ConflictError``, ``StoreError``, ``ObjectError``).
+    ///   `ConflictError`, `StoreError`, ``ObjectError``).
     public func save() async throws {
         _ = try openContainer()
         if let error = await enqueueSave() { throw error }

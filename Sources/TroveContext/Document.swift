@@ -69,7 +69,10 @@ public final class Document {
     /// ``open()`` or ``create()``.
     ///
     /// - Parameters:
+    ///   - url: the package's URL, `Name.trove`.
+    ///   - model: the model of the document's store.
     ///   - classes: the generated classes of the model's entities (see ``Container``).
+    ///   - hooks: the code that runs at deletes and saves (see ``ObjectHooks``).
     ///   - options: the store's options (durability, busy timeout, its clock).
     ///   - clock: the clock autosave waits on; tests pass one they move by hand.
     /// - Throws: ``ObjectError`` when a class does not fit the model.
@@ -88,7 +91,7 @@ public final class Document {
 
     /// Opens the existing document.
     /// - Throws: ``DocumentError`` `.notFound` (nothing at the URL: ``create()`` it),
-    ///   `.notADocument`, `.unsupportedFormat`, `.alreadyOpen`; ``StoreError`` when the store
+    ///   `.notADocument`, `.unsupportedFormat`, `.alreadyOpen`; `StoreError` when the store
     ///   cannot be opened (locked, damaged, made with another model). Nothing on disk changes.
     public func open() async throws {
         try await attach { url, model, options in try DocumentPackage.open(url, model: model, options: options) }

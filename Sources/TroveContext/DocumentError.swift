@@ -2,7 +2,7 @@ public import Foundation
 
 /// A document could not be opened, created, saved or closed: what was wrong, at which path,
 /// and what to do. Store failures (a locked or damaged store, a store of another model) are
-/// thrown as the store's ``StoreError``; invalid changes as ``ValidationError`` or ``ObjectError``.
+/// thrown as the store's `StoreError`; invalid changes as ``ValidationError`` or ``ObjectError``.
 public struct DocumentError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. New codes may be added; switch with a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {

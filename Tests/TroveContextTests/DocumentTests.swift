@@ -301,6 +301,21 @@ import TroveTesting
         try await document.close()
     }
 
+    @Test func closingWithAChangeThatCannotBeSavedKeepsTheDocumentOpen() async throws {
+        let document = try document()
+        try await document.create()
+        try document.context.insert("Photographer") // no id
+        await #expect(throws: ValidationError.self) { try await document.close() }
+        #expect(document.state == .savingError)
+        #expect(try document.context.hasChanges, "the change is still there to fix")
+        try await document.revert()
+        try await document.close()
+        #expect(document.state == .closed)
+        try await document.open()
+        #expect(try document.context.fetchCount("Photographer") == 0)
+        try await document.close()
+    }
+
     @Test func stateChangesArePostedAsNotifications() async throws {
         let document = try document()
         let seen = Locked<[Document.State]>([])
