@@ -54,7 +54,7 @@ extension Document {
         if writes { update(state.union(.editingDisabled)) }
         do {
             try await context.save(disablingEditing: "the document \(url.lastPathComponent) is saving; make the change when its state leaves editingDisabled") { changes in
-                try await Task.detached { try store.save(changes) }.value
+                try await QueueExecutor.run("trove.document.save") { try store.save(changes) }
             }
             lastSaveError = nil
             update(state.subtracting([.editingDisabled, .savingError]))

@@ -22,7 +22,7 @@ public import TroveStore
 /// `DocumentMetadata.plist`. Copy or move the whole folder, never the store alone while it is open.
 ///
 /// ``open()``, ``create()``, ``save()`` and ``close()`` run their store work off the main
-/// actor (a detached task); the rest of a save (validation, marking objects saved) runs on
+/// actor, on a queue of its own (not on Swift's cooperative pool, which blocking work would stall); the rest of a save (validation, marking objects saved) runs on
 /// the main actor with ``context``. The document lives on the main actor.
 @MainActor
 public final class Document {
@@ -109,7 +109,7 @@ public final class Document {
     /// open or create" in one call). Throws as ``open()`` and ``create()`` do.
     public func openOrCreate() async throws {
         let url = url
-        let exists = await Task.detached { FileManager.default.fileExists(atPath: url.path) }.value
+        let exists = try await QueueExecutor.run("trove.document.open") { FileManager.default.fileExists(atPath: url.path) }
         if exists { try await open() } else { try await create() }
     }
 
@@ -138,9 +138,9 @@ public final class Document {
         isOpening = true
         defer { isOpening = false }
         let (url, model, options, classes, hooks) = (url, model, options, classes, hooks)
-        let container = try await Task.detached {
+        let container = try await QueueExecutor.run("trove.document.open") {
             try Container(store: try makeStore(url, model, options), classes: classes, hooks: hooks)
-        }.value
+        }
         self.container = container
         container.viewContext.changeHandler = { [weak self] in
             // The document's context lives on the main actor, so its changes are made there.

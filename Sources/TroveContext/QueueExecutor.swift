@@ -28,3 +28,13 @@ package final class QueueExecutor: SerialExecutor {
         queue.async { job.runSynchronously(on: executor) }
     }
 }
+
+extension QueueExecutor {
+    /// Runs `work` on a queue of its own, not on Swift's cooperative pool: for one piece of
+    /// blocking store work (a document's open, create, and the write of its saves).
+    package static func run<T: Sendable>(_ label: String, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: label).async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+}
