@@ -189,6 +189,23 @@ import TroveTesting
         #expect(reading.code == .modelMismatch)
     }
 
+    /// A damaged model history is an error naming it, not a history that silently starts over
+    /// (a migration would otherwise write the short one over it); the store itself still opens.
+    @Test func aDamagedHistoryIsReportedNotReplaced() throws {
+        let (fixture, _) = try Library.fixture()
+        let v2 = try Library.model { $0[0].attributes.append(Attribute("bio", .string)) }
+        try fixture.migrate(to: v2)
+        try StoreIntegrity.execute("UPDATE _trove_metadata SET value = '[{\"version\": ' WHERE key = 'trove.modelHistory'", onStoreAt: fixture.url)
+        let store = try SQLiteStore(url: fixture.url, model: v2)
+        let error = try #require(throws: StoreError.self) { try store.modelHistory() }
+        #expect(error.code == .corruptValue)
+        #expect(error.message.contains("the model history in _trove_metadata (trove.modelHistory) is damaged"))
+        #expect(try store.count(of: "Author") == 3)
+        let v3 = try Library.model { $0[0].attributes.append(Attribute("bio", .string)); $0[2].attributes.append(Attribute("shelf", .string)) }
+        let refused = try #require(throws: StoreError.self) { try fixture.migrate(to: v3) }
+        #expect(refused.code == .corruptValue)
+    }
+
     @Test func theBackupOpensWithTheOldModelAndTheHistoryGrows() throws {
         let (fixture, model) = try Library.fixture()
         let v2 = try Library.model { $0[0].attributes.append(Attribute("bio", .string)) }

@@ -196,20 +196,14 @@ struct MigrationPlanner {
                 return step(path, "\(change) (wider; no value changes)")
             }
             let outside = try count(of: entities, where: "\(quoted(column)) NOT BETWEEN \(target.lowerBound) AND \(target.upperBound)")
-            if outside > 0 {
-                block(path, "\(old.rawValue) → \(new.rawValue), \(outside) stored value\(outside == 1 ? " does" : "s do") not fit"
-                    + " \(target.lowerBound)...\(target.upperBound); change those values first, or keep \(old.rawValue)")
-            } else {
-                step(path, "\(change) (narrower; every stored value fits)")
-            }
+            stepUnless(outside, path, "\(change) (narrower; every stored value fits)",
+                       blocked: "\(old.rawValue) → \(new.rawValue), \(outside) stored value\(outside == 1 ? " does" : "s do") not fit"
+                           + " \(target.lowerBound)...\(target.upperBound); change those values first, or keep \(old.rawValue)")
         case (_?, .double), (_?, .float):
             let inexact = try count(of: entities, where: "abs(\(quoted(column))) > 9007199254740992")
-            if inexact > 0 {
-                block(path, "\(old.rawValue) → \(new.rawValue), \(inexact) stored value\(inexact == 1 ? " is" : "s are") beyond 2^53,"
-                    + " which a double cannot hold exactly; use decimal, or keep \(old.rawValue)")
-            } else {
-                step(path, "\(change) (values converted)")
-            }
+            stepUnless(inexact, path, "\(change) (values converted)",
+                       blocked: "\(old.rawValue) → \(new.rawValue), \(inexact) stored value\(inexact == 1 ? " is" : "s are") beyond 2^53,"
+                           + " which a double cannot hold exactly; use decimal, or keep \(old.rawValue)")
         case (_?, .decimal):
             step(path, "\(change) (values converted)")
         default:
@@ -365,6 +359,11 @@ struct MigrationPlanner {
 
     private mutating func block(_ path: String, _ reason: String) {
         blockers.append(MigrationBlocker(path: path, reason: reason))
+    }
+
+    /// A step, unless `offending` stored values keep the change from being made: then a blocker.
+    private mutating func stepUnless(_ offending: Int, _ path: String, _ summary: String, blocked reason: @autoclosure () -> String) {
+        if offending > 0 { block(path, reason()) } else { step(path, summary) }
     }
 
     private mutating func update(_ table: String, _ column: String, _ value: AttributeValue, entities: [String], onlyNil: Bool,

@@ -48,18 +48,21 @@ extension SQLiteStore {
         let pool = try openPool(at: url, options: options, lock: lock)
         return try mapErrors("migrating \(url.path)") {
             try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "migrating \(url.path)") {
-                defer { try? pool.close() }
-                return try pool.writeWithoutTransaction { db in
+                let outcome = try pool.writeWithoutTransaction { db in
                     try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup)
                         ?? MigrationOutcome(migration: InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
                                                                          steps: [], blockers: [], rowsRewritten: 0), backupURL: nil)
                 }
+                try pool.close()
+                return outcome
             }
         }
     }
 
     /// The models this store has had, oldest first: the one it was created with, then one entry
     /// per migration. A store made before the history was kept starts with its current model.
+    /// - Throws: ``StoreError/Code/corruptValue`` when the recorded history is damaged (the
+    ///   message names the metadata row to delete); the store's data is not affected.
     public func modelHistory() throws -> [ModelVersionRecord] {
         try SQLiteStore.history(in: metadata())
     }
@@ -117,7 +120,7 @@ extension SQLiteStore {
         let place = url?.path ?? "in-memory store"
         try checkRunnable(migration, place: place)
         let backup = try keepingBackup && !migration.steps.isEmpty ? url.map { try makeBackup(db, of: $0, version: migration.fromVersion) } : nil
-        var history = self.history(in: try readMetadata(db))
+        var history = try self.history(in: try readMetadata(db))
         if !migration.steps.isEmpty {
             history.append(ModelVersionRecord(version: model.versionHash, date: Date().formatted(.iso8601),
                                               steps: migration.steps.count, rowsRewritten: migration.rowsRewritten))
@@ -139,12 +142,14 @@ extension SQLiteStore {
         let metadata = try SQLiteStore.readMetadata(db)
         guard let current = metadata["trove.modelHash"],
               current != model.versionHash else { return nil }
-        let when = SQLiteStore.history(in: metadata).last.map { " on \($0.date)" } ?? ""
+        // The date only adds to the message: a damaged history leaves it out.
+        let when = (try? SQLiteStore.history(in: metadata))?.last.map { " on \($0.date)" } ?? ""
         return StoreError(.modelMismatch, "\(url?.path ?? "the store") was migrated to model version \(current)\(when),"
             + " after this store was opened with version \(model.versionHash); nothing was read or written: open it again with the new model")
     }
 
-    /// ``migratedSinceOpening(_:)`` read on the writer connection; `nil` when it cannot be read.
+    /// ``migratedSinceOpening(_:)`` read on the writer connection, to explain a read that
+    /// failed; `nil` when it cannot be read, and the caller throws the failure it is explaining.
     func migratedSinceOpening() -> StoreError? {
         (try? writer.read { try migratedSinceOpening($0) }) ?? nil
     }
@@ -189,10 +194,24 @@ extension SQLiteStore {
         return backup
     }
 
-    static func history(in metadata: [String: String]) -> [ModelVersionRecord] {
+    /// The model history kept in `metadata`.
+    /// - Throws: ``StoreError/Code/corruptValue`` when the history's text is not the JSON array
+    ///   Trove writes (the store's data is not affected; only the record of its models is).
+    static func history(in metadata: [String: String]) throws -> [ModelVersionRecord] {
         let first = ModelVersionRecord(version: metadata["trove.modelHash"] ?? "?", date: metadata["trove.createdAt"] ?? "?",
                                        steps: nil, rowsRewritten: nil)
-        guard let text = metadata[historyKey], case .array(let entries)? = try? JSONValue(parsing: text) else { return [first] }
+        guard let text = metadata[historyKey] else { return [first] }
+        let parsed: JSONValue
+        do {
+            parsed = try JSONValue(parsing: text)
+        } catch {
+            throw StoreError(.corruptValue, "the model history in _trove_metadata (\(historyKey)) is damaged: \(error);"
+                + " the store's data is not affected: delete that row to start the history again")
+        }
+        guard case .array(let entries) = parsed else {
+            throw StoreError(.corruptValue, "the model history in _trove_metadata (\(historyKey)) is not a JSON array;"
+                + " the store's data is not affected: delete that row to start the history again")
+        }
         return entries.compactMap { entry in
             guard case .object(let fields) = entry, let version = fields["version"]?.stringValue,
                   let date = fields["date"]?.stringValue else { return nil }
