@@ -8,18 +8,22 @@ extension Document {
     /// write runs off the main actor; while it runs the state contains ``State/editingDisabled``
     /// and the context refuses changes. A failed save leaves the changes in the context, sets
     /// ``State/savingError`` and ``lastSaveError``, and throws; the next good save clears both.
-    /// - Throws: ``DocumentError`` `.notOpen`; the context's save errors (``ValidationError``,
+    /// - Throws: ``DocumentError`` `.notOpen`, `.inConflict` while ``conflicts`` are not
+    ///   resolved (nothing is written; the state keeps ``State/inConflict`` and gets no
+    ///   ``State/savingError``); the context's save errors (``ValidationError``,
     ///   `ConflictError`, `StoreError`, ``ObjectError``).
     public func save() async throws {
         _ = try openContainer()
         if let error = await enqueueSave() { throw error }
     }
 
-    /// Drops every unsaved change: the context goes back to the last saved state (objects
-    /// inserted since leave it, changed and deleted ones get their saved values back), and
-    /// ``State/savingError`` is cleared, since the changes that failed are gone. Waits for a
-    /// save under way first; the state contains ``State/editingDisabled`` while it runs.
-    /// - Throws: ``DocumentError`` `.notOpen`.
+    /// Drops every unsaved change: the context goes back to the saved state (objects inserted
+    /// since leave it, changed and deleted ones take the values stored now, including other
+    /// writers' saves), and ``State/savingError`` and ``State/inConflict`` are cleared, since
+    /// the changes that failed or clashed are gone. Waits for a save under way first; the
+    /// state contains ``State/editingDisabled`` while it runs.
+    /// - Throws: ``DocumentError`` `.notOpen`; the store's error when reading what others
+    ///   saved fails (the changes are dropped all the same).
     public func revert() async throws {
         _ = try openContainer()
         pendingAutosave?.cancel()
@@ -28,7 +32,16 @@ extension Document {
         let context = try openContainer().viewContext
         update(state.union(.editingDisabled))
         context.rollback()
+        clashes = []
         lastSaveError = nil
+        // The objects are back as they were read; take what others saved since.
+        context.seenToken = nil
+        do {
+            try checkForOtherSaves()
+        } catch {
+            update(state.subtracting([.editingDisabled, .savingError, .inConflict]))
+            throw error
+        }
         update(state.subtracting([.editingDisabled, .savingError]))
     }
 
@@ -45,11 +58,23 @@ extension Document {
         return await save.value
     }
 
-    /// One save of the open document's context, its store write off the main actor.
-    private func writeChanges() async -> (any Error)? {
+    /// One save of the open document's context, its store write off the main actor. Saves
+    /// made elsewhere are taken in first; the save is refused while there are conflicts. When
+    /// another writer commits between that look and the write (the write then fails its
+    /// version check), the document looks again and, if that brings no conflict, saves once more.
+    private func writeChanges(retrying: Bool = true) async -> (any Error)? {
         guard let container else { return nil }
         let context = container.viewContext
         let store = container.store
+        do {
+            try checkForOtherSaves()
+            guard clashes.isEmpty else {
+                return DocumentError(.inConflict, url, "\(clashes.count) object(s) have unsaved changes that clash with saves made elsewhere; "
+                    + "resolve them (resolveConflict(of:by:) or resolveAllConflicts(by:)), then save")
+            }
+        } catch {
+            return failedSave(error)
+        }
         let writes = context.hasChanges
         if writes { update(state.union(.editingDisabled)) }
         do {
@@ -59,11 +84,19 @@ extension Document {
             lastSaveError = nil
             update(state.subtracting([.editingDisabled, .savingError]))
             return nil
+        } catch is ConflictError where retrying {
+            update(state.subtracting(.editingDisabled))
+            return await writeChanges(retrying: false)
         } catch {
-            lastSaveError = error
-            update(state.subtracting(.editingDisabled).union(.savingError))
-            return error
+            return failedSave(error)
         }
+    }
+
+    /// Records a failed save in the state.
+    private func failedSave(_ error: any Error) -> any Error {
+        lastSaveError = error
+        update(state.subtracting(.editingDisabled).union(.savingError))
+        return error
     }
 
     // MARK: Autosave

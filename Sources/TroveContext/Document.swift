@@ -44,6 +44,10 @@ public final class Document {
     /// How long the document's context must go without a change before autosave saves it
     /// (each change starts the wait again); `nil` turns autosave off. Default 2 seconds.
     public var autosaveDelay: Duration? = .seconds(2)
+    /// How often the open document looks for saves made by other documents on the same file
+    /// and by other processes (see ``checkForOtherSaves()``); `nil` looks only before each
+    /// save and when asked. Read when the document opens. Default 1 second.
+    public var changeCheckInterval: Duration? = .seconds(1)
     /// The document's state: ``State/closed`` until it is opened or created.
     public private(set) var state: State = .closed
     /// The error of the last save when it failed (the state then contains
@@ -63,6 +67,10 @@ public final class Document {
     var pendingAutosave: Task<Void, Never>?
     /// The last save asked for: each save waits for the one before it.
     var lastSave: Task<(any Error)?, Never>?
+    /// The tasks following the store (see ``startFollowingStore(_:)``).
+    var followers: [Task<Void, Never>] = []
+    /// The objects in conflict, with what ``conflicts`` shows of each.
+    var clashes: [(object: ManagedObject, conflict: Conflict)] = []
     private let stateChanges = Broadcast<StateChange>(bufferSize: stateBufferSize)
 
     /// A closed document for the package at `url`; nothing is read or written until
@@ -125,6 +133,7 @@ public final class Document {
         guard let container else { return }
         pendingAutosave?.cancel()
         pendingAutosave = nil
+        stopFollowingStore()
         container.viewContext.changeHandler = nil
         self.container = nil
         update(.closed)
@@ -139,8 +148,10 @@ public final class Document {
         defer { isOpening = false }
         let (url, model, options, classes, hooks) = (url, model, options, classes, hooks)
         let container = try await QueueExecutor.run("trove.document.open") {
-            try Container(store: try makeStore(url, model, options), classes: classes, hooks: hooks)
+            try Container(store: try makeStore(url, model, options), classes: classes, hooks: hooks,
+                          automaticallyMergesChangesIntoViewContext: false)
         }
+        try startFollowingStore(container)
         self.container = container
         container.viewContext.changeHandler = { [weak self] in
             // The document's context lives on the main actor, so its changes are made there.
@@ -152,8 +163,9 @@ public final class Document {
 
     // MARK: Contexts
 
-    /// The document's context, on the main actor (the container's `viewContext`): it merges
-    /// the saves of the document's background contexts by itself.
+    /// The document's context, on the main actor (the container's `viewContext`): it takes in
+    /// the saves of the document's background contexts, of other documents on the same file
+    /// and of other processes by itself (see ``checkForOtherSaves()``).
     /// - Throws: ``DocumentError`` `.notOpen` while the document is closed.
     public var context: ObjectContext {
         get throws { try openContainer().viewContext }
@@ -200,9 +212,10 @@ extension Document {
     ///   clears it.
     /// - ``editingDisabled``: a save or a revert is under way; the context refuses changes
     ///   (``ObjectError`` `.editingDisabled`) until the flag is gone. Can combine with ``savingError``.
-    /// - ``inConflict``: another instance or process saved changes that clash with unsaved
-    ///   changes of this one (set by the several-documents support; declared now so that
-    ///   apps can handle it).
+    /// - ``inConflict``: another document on the same file, another process or a background
+    ///   context saved changes that clash with unsaved changes of this one
+    ///   (``Document/conflicts`` lists them); the document does not save until they are
+    ///   resolved (``Document/resolveConflict(of:by:)``).
     public struct State: OptionSet, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }

@@ -7,7 +7,7 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure. New codes may be added; switch with a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case notFound, alreadyExists, notADocument, unsupportedFormat, notOpen, alreadyOpen
+            case notFound, alreadyExists, notADocument, unsupportedFormat, notOpen, alreadyOpen, inConflict, notInConflict
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -27,6 +27,11 @@ public struct DocumentError: Error, Sendable, CustomStringConvertible {
         public static let notOpen = Code(.notOpen)
         /// The document is open already, or being opened or created: close it first.
         public static let alreadyOpen = Code(.alreadyOpen)
+        /// The document has conflicts with saves made elsewhere (``Document/conflicts``), so it
+        /// does not save: resolve them first. Nothing was written.
+        public static let inConflict = Code(.inConflict)
+        /// The object named has no conflict (``Document/conflicts`` lists those that do).
+        public static let notInConflict = Code(.notInConflict)
 
         public var description: String { base.rawValue }
     }

@@ -1,5 +1,6 @@
 public import Foundation
 public import TroveModel
+import TroveStore
 import Synchronization
 
 /// What changed in a context: the IDs of inserted, updated and deleted objects, and the keys
@@ -32,10 +33,16 @@ public struct ContextEvent: Sendable, Hashable {
     /// are dropped). 0 when none was lost; otherwise merging the changes one by one is no
     /// longer enough: refetch what the iterator follows.
     public internal(set) var missedEvents = 0
+    /// The store's change tokens just before and just after the save committed (see
+    /// ``SaveResult``): a context whose last token is `tokenBefore` missed no other commit.
+    let tokenBefore: StoreChangeToken?
+    let tokenAfter: StoreChangeToken?
 
-    init(context: ContextID, changes: ObjectChanges) {
+    init(context: ContextID, changes: ObjectChanges, tokens result: SaveResult? = nil) {
         self.context = context
         self.changes = changes
+        tokenBefore = result?.changeTokenBefore
+        tokenAfter = result?.changeTokenAfter
     }
 }
 
@@ -107,6 +114,12 @@ public final class ContextEvents: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncStream<ContextEvent>.Iterator {
-        broadcast.stream().makeAsyncIterator()
+        stream().makeAsyncIterator()
+    }
+
+    /// A stream of the events sent from now on (subscribed at once, unlike an iterator made
+    /// later in a task).
+    func stream() -> AsyncStream<ContextEvent> {
+        broadcast.stream()
     }
 }

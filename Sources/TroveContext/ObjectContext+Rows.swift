@@ -45,7 +45,7 @@ extension ObjectContext {
         // Objects or rows read ahead that the rows changed take the stored values.
         if registrySize > 0 || !rowCache.isEmpty { try mergeChanges(from: saved) }
         if !saved.isEmpty {
-            let event = ContextEvent(context: identifier, changes: saved)
+            let event = ContextEvent(context: identifier, changes: saved, tokens: result)
             didSave.send(event)
             Self.post(Self.didSaveNotification, event)
             onSave?(event)

@@ -148,7 +148,7 @@ extension ObjectContext {
             object.didSave()
         }
         tellFollowers(.saved)
-        let event = ContextEvent(context: identifier, changes: saved)
+        let event = ContextEvent(context: identifier, changes: saved, tokens: result)
         didSave.send(event)
         Self.post(Self.didSaveNotification, event)
         onSave?(event)

@@ -18,8 +18,12 @@ import TroveTesting
         model = try SampleModels.photos()
     }
 
+    /// A document whose only sleeper on the clock is its autosave (it looks for other writers'
+    /// saves only before saving; DocumentConflictTests test the timed look).
     func document(options: SQLiteStore.Options = SQLiteStore.Options()) throws -> Document {
-        try Document(url: url, model: model, options: options, clock: clock)
+        let document = try Document(url: url, model: model, options: options, clock: clock)
+        document.changeCheckInterval = nil
+        return document
     }
 
     /// What the store holds, read by a context of its own.

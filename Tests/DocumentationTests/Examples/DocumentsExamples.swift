@@ -62,4 +62,39 @@ import TroveTesting
         #expect(document.lastSaveError == nil)
         try await document.close()
     }
+
+    @Test func twoDocumentsOnOnePackageAndAConflict() async throws {
+        let fixture = try PhotosFixture()
+        let packageURL = fixture.directory.url.appending(path: "Photos.trove")
+        let model = fixture.model
+        let first = try Document(url: packageURL, model: model, classes: PhotosFixture.classes)
+        try await first.create()
+        let p1 = try first.context.insert(Photo.self)
+        p1.id = "p1"
+        p1.title = "Dunes"
+        try await first.save()
+
+        let document = try Document(url: packageURL, model: model, classes: PhotosFixture.classes)
+        document.changeCheckInterval = .seconds(5)      // how often it looks for others' saves; nil: only before saving
+        try await document.open()
+        let photo = try #require(try document.context.fetchFirst(Photo.self, where: "id == %@", "p1"))
+        p1.title = "Theirs"
+        try await first.save()
+        photo.title = "Mine"
+
+        try document.checkForOtherSaves()               // look now, or wait for the next look
+        if document.state.contains(.inConflict) {
+            for conflict in document.conflicts {
+                print(conflict.objectID, conflict.kind, conflict.keys, conflict.myValues, conflict.storedValues)
+                try document.resolveConflict(of: conflict.objectID, by: .keepMine)   // or .takeTheirs
+            }
+            try await document.save()
+        }
+
+        #expect(document.state == .normal)
+        try first.checkForOtherSaves()
+        #expect(p1.title == "Mine", "the conflict was found, kept as mine and saved")
+        try await first.close()
+        try await document.close()
+    }
 }
