@@ -93,8 +93,9 @@ struct CLIFailure: Error {
 
 /// Where a store lives: the `STORE` argument every subcommand takes.
 struct StoreArgument: ParsableArguments {
-    @Argument(help: "The store file (SQLite).")
+    @Argument(help: "The store file (SQLite), or a document package (a Name.trove folder holding Document.json).")
     var store: String
 
-    var url: URL { URL(fileURLWithPath: store) }
+    /// The store file: the argument, or the store inside the document package it names.
+    var url: URL { Document.storeURL(for: URL(fileURLWithPath: store)) }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TroveModel
 import TroveStore
 
@@ -12,6 +12,18 @@ struct DocumentMetadata: Codable, Sendable {
     var modelVersionHash: String
     /// When the document was created.
     var created: Date
+}
+
+extension Document {
+    /// The store file of the document package at `url` (its `Store.sqlite`), or `url` itself
+    /// when it is not a package (a plain store file, or nothing yet): what a tool that takes a
+    /// store path opens — `trove` does, so its commands work on documents too. Reads the disk.
+    public nonisolated static func storeURL(for url: URL) -> URL {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.appending(path: DocumentPackage.metadataName).path),
+              FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else { return url }
+        return url.appending(path: DocumentPackage.storeName)
+    }
 }
 
 /// Reading, checking and making document packages on disk (off the main actor: these block).

@@ -316,8 +316,11 @@ import TroveTesting
         try ann.setValue("Ann Unsaved", forKey: "name")
         try photo.setValue("Mine", forKey: "title")
 
-        // The trove command, in a process of its own, updates both objects through an import.
-        let store = url.appending(path: "Store.sqlite").path
+        // The trove command, in a process of its own, updates both objects through an import
+        // into the package (it opens the package's store).
+        let store = url.path
+        #expect(Document.storeURL(for: url) == url.appending(path: "Store.sqlite"))
+        #expect(Document.storeURL(for: dir.file("ann.json")) == dir.file("ann.json"), "not a package: itself")
         try Data(#"[{"id": "ann", "name": "Ann"}]"#.utf8).write(to: dir.file("ann.json"))
         try Data(#"[{"id": "p1", "title": "Theirs", "views": 50}]"#.utf8).write(to: dir.file("p1.json"))
         for (file, entity) in [("ann.json", "Photographer"), ("p1.json", "Photo")] {
