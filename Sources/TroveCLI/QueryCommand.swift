@@ -14,6 +14,9 @@ struct QueryCommand: PredicateArgumentsCommand {
             through a to-many relationship gives an array, a missing value is null. Dates print \
             in ISO 8601 UTC with milliseconds, binary in base64.
             Example: trove query photos.trove Photo --where 'views > %@' --arg 100 --sort -views --limit 10 --fields title,whoTook.name
+            With --group-by or aggregates in --fields, it prints a row per group instead, computed by the store \
+            in one statement: trove query photos.trove Photo --group-by whoTook.name \
+            --fields 'whoTook.name,count() as photos,sum(views)' --having 'photos > 1' --sort -photos
             """)
 
     @OptionGroup var store: StoreArgument
@@ -42,6 +45,15 @@ struct QueryCommand: PredicateArgumentsCommand {
     @Option(help: "Output format: table for people; json (one array), ndjson (one object per line) or csv for programs.")
     var format: QueryFormat = .table
 
+    @Option(name: .customLong("group-by"),
+            help: ArgumentHelp("Group the objects by these key paths (through to-one relationships), separated by commas, and print a row per group: the --fields then list group keys and aggregates — count(), sum(K), avg(K), min(K), max(K), each optionally 'as NAME'.",
+                               valueName: "a,rel.b"))
+    var groupBy: String?
+
+    @Option(help: ArgumentHelp("Keep only the groups that match this predicate, on aggregate names and one-step group keys (for example 'photos > 2' with count() as photos).",
+                               valueName: "predicate"))
+    var having: String?
+
     /// How many objects are read at a time.
     static let batchSize = 500
 
@@ -53,6 +65,14 @@ struct QueryCommand: PredicateArgumentsCommand {
     func run() throws {
         let selected = try Selection(store: store, readOnly: true, entityName: selection.entity,
                                      predicate: selection.predicate, arguments: selection.arguments)
+        guard groupBy == nil, !AggregateQuery.hasAggregates(fields) else {
+            let query = try AggregateQuery(entity: selected.entity.name, predicate: selected.fetchRequest.predicate, groupBy: groupBy,
+                                           fields: fields, having: having, sort: sort, limit: limit, offset: offset)
+            return try query.run(in: try Container(store: selected.store).newBackgroundContext(), format: format)
+        }
+        if having != nil {
+            throw CLIFailure(.usage, "--having filters groups: use it with --group-by or aggregate --fields (count(), sum(K) …); filter objects with --where")
+        }
         let model = selected.store.model
         let columns = try QueryField.fields(fields, of: selected.entity, in: model)
 

@@ -29,6 +29,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The number of rows a query selects (within its limit and offset).
     func count(_ query: StoreQuery) throws -> Int
 
+    /// The results of an aggregate request, each its values in the order of the request's
+    /// result keys, computed in one statement from what is saved.
+    func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]]
+
     /// The rows of the given objects, in any order, in as few statements as it takes; IDs
     /// without a row are left out.
     func rows(for ids: [ObjectID]) throws -> [RowSnapshot]

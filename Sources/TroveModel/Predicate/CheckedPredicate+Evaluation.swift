@@ -160,7 +160,7 @@ struct PredicateEvaluator {
         }
     }
 
-    private func aggregate(_ function: ObjectPredicate.Aggregate, _ elements: [any PredicateSubject], key: ResolvedKeyPath?) -> AttributeValue {
+    func aggregate(_ function: ObjectPredicate.Aggregate, _ elements: [any PredicateSubject], key: ResolvedKeyPath?) -> AttributeValue {
         guard function != .count, let key else { return .integer(Int64(elements.count)) }
         let values = elements.map { value(of: key, $0) }.filter { !$0.isNull }
         switch function {

@@ -40,15 +40,11 @@ struct QueryCompiler {
     // MARK: Statements
 
     /// `SELECT <selection> FROM … WHERE … ORDER BY … LIMIT …` for `query`; the root table is `t`.
+    /// `from` replaces the table with another source of its rows (a subquery).
     mutating func select(_ selection: (StoreSchema.EntityLayout) throws -> String, for query: StoreQuery,
-                         ordered: Bool = true) throws -> String {
+                         ordered: Bool = true, from source: String? = nil) throws -> String {
         let layout = try schema.layout(of: query.entity.name)
-        scopes = [Scope(alias: "t", entity: query.entity, variable: nil)]
-        var conditions: [String] = []
-        if layout.hasEntityColumn {
-            let names = query.includesSubentities ? layout.entityNames : [layout.entity.name]
-            conditions.append("\"t\".\"_entity\" IN (\(names.map(sqlStringLiteral).joined(separator: ", ")))")
-        }
+        var conditions = start(at: layout, includesSubentities: query.includesSubentities)
         if let predicate = query.predicate {
             conditions.append(try compile(predicate.root))
         }
@@ -59,7 +55,7 @@ struct QueryCompiler {
             }
             orderTerms.append("\"t\".\"_pk\"")
         }
-        var sql = "SELECT \(try selection(layout)) FROM \(quoted(layout.table)) AS \"t\""
+        var sql = "SELECT \(try selection(layout)) FROM \(source ?? quoted(layout.table)) AS \"t\""
         for join in scopes[0].joins { sql += " " + join }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
@@ -68,6 +64,53 @@ struct QueryCompiler {
             arguments += Self.windowArguments(query)
         }
         return sql
+    }
+
+    /// `SELECT … FROM … WHERE … GROUP BY …` computing an aggregate request's groups: a row per
+    /// group, its columns named as the request's results entity's attributes (after `_pk` and
+    /// `_version`, both 0, so that the results read as rows of that entity).
+    mutating func grouping(_ request: CheckedAggregateRequest) throws -> String {
+        let layout = try schema.layout(of: request.entity.name)
+        var conditions = start(at: layout, includesSubentities: request.includesSubentities)
+        var selection = ["0 AS \"_pk\"", "0 AS \"_version\""]
+        var groups: [String] = []
+        for (column, attribute) in zip(request.columns, request.results.attributes) {
+            var value = "NULL", type: AttributeType?
+            if let path = column.path {
+                (value, type) = try self.column(along: path.steps[...], from: 0)
+            }
+            let sql: String
+            switch column.function {
+            case nil:
+                sql = value
+                groups.append(value)
+            case .count?: sql = "count(*)"
+            case .min?: sql = "min(\(collated(value, type)))"
+            case .max?: sql = "max(\(collated(value, type)))"
+            case let function?:
+                // PredicateAccumulator, as the in-memory evaluation (see aggregate(_:_:key:owner:)).
+                sql = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
+            }
+            selection.append("\(sql) AS \(quoted(attribute.name))")
+        }
+        // After the selection: its key paths added the joins the conditions' paths reuse.
+        if let predicate = request.predicate {
+            conditions.append(try compile(predicate.root))
+        }
+        var sql = "SELECT \(selection.joined(separator: ", ")) FROM \(quoted(layout.table)) AS \"t\""
+        for join in scopes[0].joins { sql += " " + join }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !groups.isEmpty { sql += " GROUP BY " + groups.joined(separator: ", ") }
+        return sql
+    }
+
+    /// Starts a statement on `layout`'s table as `t`: its scope, and the condition that picks
+    /// the rows of the entity (and its sub-entities) in a table shared by a hierarchy.
+    private mutating func start(at layout: StoreSchema.EntityLayout, includesSubentities: Bool) -> [String] {
+        scopes = [Scope(alias: "t", entity: layout.entity, variable: nil)]
+        guard layout.hasEntityColumn else { return [] }
+        let names = includesSubentities ? layout.entityNames : [layout.entity.name]
+        return ["\"t\".\"_entity\" IN (\(names.map(sqlStringLiteral).joined(separator: ", ")))"]
     }
 
     // MARK: Predicates

@@ -62,4 +62,27 @@ import Trove
         #expect(hers == [photo])
         #expect(Set(these) == [photo, other])
     }
+
+    @Test func aggregates() throws {
+        let graph = try SmallGraph()
+        let context = graph.context
+        try context.save()
+
+        let total = try context.sum(of: "views", in: Photo.entityName, where: "whoTook.name == %@", "Ann")
+        let newest = try context.maximum(of: "uploadDate", in: Photo.entityName)
+
+        var request = AggregateRequest(entityName: Photo.entityName, groupBy: ["whoTook.name"],
+                                       aggregates: [.count(as: "photos"), .sum("views", as: "total"), .avg("views")])
+        request.predicate = try ObjectPredicate(format: "views > %d", 0)
+        request.having = try ObjectPredicate(format: "photos > %d", 1)
+        request.sortDescriptors = [SortKey("total", ascending: false)]
+        for group in try context.fetchAggregates(request) {
+            print(group["whoTook.name"] ?? .null, group["photos"] ?? .null, group["avg(views)"] ?? .null)
+        }
+
+        #expect(total == .integer(graph.photo.views))
+        #expect(newest != .null || graph.photo.uploadDate == nil)
+        request.having = nil
+        #expect(try context.fetchAggregates(request).first?["whoTook.name"] == "Ann")
+    }
 }
