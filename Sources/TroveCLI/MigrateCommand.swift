@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Trove
 
 /// `trove migrate STORE --model NEW.json [--dry-run] [--no-backup]`: migrates a store to a new
@@ -12,7 +13,11 @@ struct MigrateCommand: ParsableCommand {
             Prints the plan on stdout: each step, whether it is inferred, and the rows it rewrites; then what \
             blocks the migration, each with its path in the new model file and what to do. Without --dry-run, \
             the migration then runs in one transaction holding the store's write lock, after copying the store \
-            to STORE.backup-<old model hash> (unless --no-backup): either every step lands or none does.
+            to STORE.backup-<old model hash> (unless --no-backup): either every step lands or none does. Its \
+            progress (rows written) shows on stderr: a bar on a terminal, else a line every 5 seconds.
+            Only inferred (lightweight) changes run here: a change that needs code (a custom migration stage) \
+            is blocked, as the plan says; the app runs its stages on open (SQLiteStore.Options.migration = \
+            .staged). To go through several versions, run trove migrate once per version, oldest first.
             Exit codes: 0 migrated (or nothing to do, or a dry run that could run), 1 usage error, 2 blocked by \
             the data or the new model (nothing changed), 3 store error.
             """)
@@ -44,15 +49,20 @@ struct MigrateCommand: ParsableCommand {
             FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
             guard plan.isBlocked else { return }
             throw CLIFailure(.badInput, "\(store.store) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
-                + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed")
+                + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed; a change that needs code runs in the app,"
+                + " as a custom migration stage")
         }
         let outcome: MigrationOutcome
+        let meter = Mutex(ProgressMeter(input: store.store))
+        defer { meter.withLock { $0.finish() } }
         do {
-            outcome = try SQLiteStore.migrate(storeAt: store.url, to: loaded, keepingBackup: !noBackup)
+            outcome = try SQLiteStore.migrate(storeAt: store.url, to: loaded, keepingBackup: !noBackup,
+                                              progress: { progress in meter.withLock { $0.show(progress) } })
         } catch let error as StoreError where error.code == .migrationBlocked {
             // The data changed since the plan was made.
             throw CLIFailure(.badInput, error.message)
         }
+        meter.withLock { $0.finish() }
         // The plan that ran, made again under the write lock: its counts are the real ones.
         FileHandle.standardOutput.write(Data((outcome.migration.description + "\n").utf8))
         var summary = "migrated \(store.store) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "

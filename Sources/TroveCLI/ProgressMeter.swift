@@ -1,12 +1,14 @@
 import Foundation
 import Trove
 
-/// Shows an import's progress on stderr: a bar redrawn in place when stderr is a terminal, else
-/// a plain line every few seconds (for logs).
+/// Shows an import's or a migration's progress on stderr: a bar redrawn in place when stderr is
+/// a terminal, else a plain line every few seconds (for logs).
 ///
 /// ```
 /// [##########..........]  50%  120000 records  18.2k rec/s  about 7 s left
 /// trove import photos.json: 50% (120000 records, 61.2 MB of 122.4 MB), 18200 records/s, about 7 s left
+/// [##########..........]  50%  500000 rows  210.4k rows/s  about 2 s left  (Photo)
+/// trove migrate photos.trove: 50% (500000 of 1000000 rows; table Photo), 210400 rows/s, about 2 s left
 /// ```
 final class ProgressMeter {
     let input: String
@@ -37,16 +39,25 @@ final class ProgressMeter {
             write(Self.resumeLine(progress, input: input) + "\n")
             return
         }
+        draw(isFinished: progress.isFinished, bar: { Self.bar(progress) }, line: { Self.line(progress, input: input) })
+    }
+
+    /// Shows a migration's `progress` if enough time passed since the last.
+    func show(_ progress: MigrationProgress) {
+        draw(isFinished: progress.isFinished, bar: { Self.bar(progress) }, line: { Self.line(progress, store: input) })
+    }
+
+    private func draw(isFinished: Bool, bar: () -> String, line: () -> String) {
         let now = clock.now
-        if let lastShown, lastShown.duration(to: now) < (isTerminal ? Self.barInterval : Self.lineInterval), !progress.isFinished {
+        if let lastShown, lastShown.duration(to: now) < (isTerminal ? Self.barInterval : Self.lineInterval), !isFinished {
             return
         }
         lastShown = now
         if isTerminal {
             drewBar = true
-            write("\r" + Self.bar(progress) + "\u{1B}[K")
-        } else if !progress.isFinished {
-            write(Self.line(progress, input: input) + "\n")
+            write("\r" + bar() + "\u{1B}[K")
+        } else if !isFinished {
+            write(line() + "\n")
         }
     }
 
@@ -57,15 +68,39 @@ final class ProgressMeter {
     }
 
     static func bar(_ progress: ImportProgress) -> String {
+        bar(fraction: progress.fractionCompleted, count: "\(progress.recordsRead) records",
+            rate: String(format: "%.1fk rec/s", progress.recordsPerSecond / 1000), left: progress.estimatedTimeRemaining)
+    }
+
+    static func bar(_ progress: MigrationProgress) -> String {
+        bar(fraction: progress.fractionCompleted, count: "\(progress.rowsWritten) rows",
+            rate: String(format: "%.1fk rows/s", progress.rowsPerSecond / 1000), left: progress.estimatedTimeRemaining)
+            + "  (\(stagePrefix(progress))\(progress.table))"
+    }
+
+    private static func bar(fraction: Double?, count: String, rate: String, left: Duration?) -> String {
         var text = ""
-        if let fraction = progress.fractionCompleted {
+        if let fraction {
             let filled = Int((fraction * Double(barWidth)).rounded(.down))
             text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
             text += String(format: "%3.0f%%  ", fraction * 100)
         }
-        text += "\(progress.recordsRead) records  " + String(format: "%.1fk rec/s", progress.recordsPerSecond / 1000)
-        if let left = progress.estimatedTimeRemaining { text += "  about \(seconds(left)) left" }
+        text += "\(count)  \(rate)"
+        if let left { text += "  about \(seconds(left)) left" }
         return text
+    }
+
+    static func line(_ progress: MigrationProgress, store: String) -> String {
+        var text = "trove migrate \(store): "
+        if let fraction = progress.fractionCompleted { text += String(format: "%.0f%% ", fraction * 100) }
+        text += "(\(stagePrefix(progress))\(progress.rowsWritten) of \(progress.totalRows) rows; table \(progress.table))"
+            + String(format: ", %.0f rows/s", progress.rowsPerSecond)
+        if let left = progress.estimatedTimeRemaining { text += ", about \(seconds(left)) left" }
+        return text
+    }
+
+    private static func stagePrefix(_ progress: MigrationProgress) -> String {
+        progress.stageCount > 1 ? "stage \(progress.stage + 1) of \(progress.stageCount), " : ""
     }
 
     static func waitingLine(input: String) -> String {

@@ -2,7 +2,7 @@ import Foundation
 import TroveModel
 
 /// A test hook: kills the process with SIGKILL when it reaches a named point of a commit for the
-/// N-th time, so tests can stop a save, an import or a delete exactly there and check that the
+/// N-th time, so tests can stop a save, an import, a delete or a migration exactly there and check that the
 /// store is whole afterwards.
 ///
 /// Armed by the environment variable `TROVE_TEST_KILL_AT=POINT#N` (or `POINT` for the first
@@ -13,6 +13,13 @@ package enum KillPoint: String, CaseIterable, Sendable {
     case saveBeforeCommit = "save.before-commit"
     /// Just after a save's `COMMIT` returned, before the caller learns of it.
     case saveAfterCommit = "save.after-commit"
+    /// In a migration's transaction, before each of its statements (its N-th arrival is just
+    /// before the N-th statement runs).
+    case migrationStatement = "migrate.statement"
+    /// In a migration's transaction, every table reshaped and the new model written, before `COMMIT`.
+    case migrationBeforeCommit = "migrate.before-commit"
+    /// Just after a migration's `COMMIT` returned.
+    case migrationAfterCommit = "migrate.after-commit"
 
     /// The environment variable that arms a kill point.
     package static let variable = "TROVE_TEST_KILL_AT"

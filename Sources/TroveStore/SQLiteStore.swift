@@ -70,14 +70,19 @@ public final class SQLiteStore: PersistentStore {
         /// ``StoreError/Code/modelMismatch``); ``MigrationPolicy/inferred(keepingBackup:)``
         /// migrates it first, as the Migration article describes.
         public var migration: MigrationPolicy
+        /// Called as a migration on open writes rows (see ``MigrationProgress``); `nil` (the
+        /// default) reports nothing.
+        public var migrationProgress: MigrationProgress.Handler?
 
         /// Creates options.
         public init(durability: Durability = .full, busyTimeout: TimeInterval = 5,
                     autoCheckpointPages: Int = 1000, writerCacheKiB: Int = 8192,
                     statementObserver: (@Sendable (String) -> Void)? = nil, readOnly: Bool = false,
-                    migration: MigrationPolicy = .refuse, clock: TimeSource = .continuous) {
+                    migration: MigrationPolicy = .refuse, migrationProgress: MigrationProgress.Handler? = nil,
+                    clock: TimeSource = .continuous) {
             self.readOnly = readOnly
             self.migration = migration
+            self.migrationProgress = migrationProgress
             self.clock = clock
             self.durability = durability
             self.busyTimeout = busyTimeout

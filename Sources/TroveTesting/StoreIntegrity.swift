@@ -19,4 +19,25 @@ public enum StoreIntegrity {
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in try db.execute(sql: sql) }
     }
+
+    /// Every row of every table of the store file at `url`, table by table in name order, rows
+    /// in order of their first columns, leaving out the metadata rows named in `leavingOut`: to
+    /// tell whether two stores hold the same data.
+    public static func contents(ofStoreAt url: URL, leavingOut metadataKeys: Set<String> = []) throws -> [String] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        return try queue.read { db in
+            var lines: [String] = []
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                let columns = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info(?)", arguments: [table]) ?? 1
+                let order = (1...max(1, min(columns, 2))).map(String.init).joined(separator: ", ")
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\" ORDER BY \(order)") {
+                    if table == "_trove_metadata", let key = row[0] as String?, metadataKeys.contains(key) { continue }
+                    lines.append("\(table) \(row)")
+                }
+            }
+            return lines
+        }
+    }
 }

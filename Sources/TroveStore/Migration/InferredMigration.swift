@@ -83,8 +83,10 @@ public struct MigrationBlocker: Sendable, Hashable, CustomStringConvertible {
 
 /// A migration that ran: its plan, and where the backup of the store as it was went.
 public struct MigrationOutcome: Sendable {
-    /// The plan that ran.
-    public let migration: InferredMigration
+    /// The inferred part of each stage that ran, oldest first (one for an inferred migration).
+    public let stages: [InferredMigration]
+    /// The plan of the last stage that ran: the whole plan of an inferred migration.
+    public var migration: InferredMigration { stages[stages.count - 1] }
     /// The copy of the store taken before migrating, `nil` when none was asked for.
     public let backupURL: URL?
 }

@@ -21,60 +21,61 @@ struct MigrationValueUpdate {
     }
 }
 
-/// Runs a ``MigrationLayout`` on a store's writer connection, in one transaction: SQLite's DDL
-/// is transactional, so a failure at any statement leaves the store as it was.
+/// Runs migrations on a store's writer connection, in one transaction: SQLite's DDL is
+/// transactional, so a failure at any statement leaves the store as it was.
 enum MigrationExecutor {
     /// A test hook: the migration throws after this many statements, as a failure half way would.
     @TaskLocal package static var failingAfterStatements: Int?
+    /// Rows of a rebuilt table copied a statement (by ranges of `_pk`), between progress reports.
+    static let rowsPerCopy: Int64 = 20_000
 
-    /// Reshapes the tables, writes `updates`, checks the foreign keys, then calls `finish` (the
-    /// metadata) and commits; any error rolls everything back. Foreign keys are off meanwhile,
-    /// as SQLite's procedure for table changes requires (a dropped table would otherwise clear
-    /// the links to its rows).
-    static func run(_ layout: MigrationLayout, updates: [MigrationValueUpdate], in db: Database,
-                    finish: (Database) throws -> Void) throws {
+    /// Calls `body` (which reshapes the tables with the ``Runner`` it is given), checks the
+    /// foreign keys, then calls `finish` (the metadata) and commits; any error rolls everything
+    /// back. Foreign keys are off meanwhile, as SQLite's procedure for table changes requires (a
+    /// dropped table would otherwise clear the links to its rows).
+    static func run(in db: Database, progress: MigrationProgress.Handler?,
+                    _ body: (inout Runner) throws -> Void, finish: (Database) throws -> Void) throws {
         try db.execute(sql: "PRAGMA foreign_keys = OFF")
         do {
-            try reshape(layout, updates: updates, in: db, finish: finish)
+            try db.inTransaction(.immediate) {
+                var runner = Runner(db: db, limit: failingAfterStatements, progress: progress)
+                try body(&runner)
+                let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+                guard broken.isEmpty else {
+                    let first = broken.prefix(3).map { "\($0[0] as String? ?? "?") row \($0[1] as Int64? ?? 0) → \($0[2] as String? ?? "?")" }
+                    throw StoreError(.constraintViolation, "the migrated store would hold \(broken.count) link(s) to missing rows ("
+                        + first.joined(separator: "; ") + "); nothing was changed")
+                }
+                try finish(db)
+                runner.finish()
+                KillPoint.migrationBeforeCommit.reached()
+                return .commit
+            }
         } catch {
             try db.execute(sql: "PRAGMA foreign_keys = ON")
             throw error
         }
+        KillPoint.migrationAfterCommit.reached()
         try db.execute(sql: "PRAGMA foreign_keys = ON")
     }
 
-    private static func reshape(_ layout: MigrationLayout, updates: [MigrationValueUpdate], in db: Database,
-                                finish: (Database) throws -> Void) throws {
-        try db.inTransaction(.immediate) {
-            var runner = Runner(db: db, limit: failingAfterStatements)
-            try runner.reshape(layout)
-            for update in updates {
-                try runner.count()
-                try RawStatement.with(db, sql: update.sql) { statement in
-                    try statement.bind([update.value])
-                    try statement.execute()
-                }
-            }
-            if layout.deletesRows { try runner.clearDanglingLinks(layout) }
-            let broken = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
-            guard broken.isEmpty else {
-                let first = broken.prefix(3).map { "\($0[0] as String? ?? "?") row \($0[1] as Int64? ?? 0) → \($0[2] as String? ?? "?")" }
-                throw StoreError(.constraintViolation, "the migrated store would hold \(broken.count) link(s) to missing rows ("
-                    + first.joined(separator: "; ") + "); nothing was changed")
-            }
-            try finish(db)
-            return .commit
-        }
-    }
-
-    /// Runs the statements, counting them for the test hook.
-    private struct Runner {
+    /// Runs the statements of a migration, counting them for the test hooks and the rows they
+    /// write for its progress.
+    struct Runner {
         let db: Database
         let limit: Int?
         var executed = 0
+        var meter: MigrationMeter?
+
+        init(db: Database, limit: Int?, progress: MigrationProgress.Handler?) {
+            self.db = db
+            self.limit = limit
+            self.meter = progress.map { MigrationMeter(report: $0) }
+        }
 
         mutating func count() throws {
             executed += 1
+            KillPoint.migrationStatement.reached()
             if let limit, executed > limit {
                 throw StoreError(.sqlite, "migration stopped by a test after \(limit) statements")
             }
@@ -85,7 +86,37 @@ enum MigrationExecutor {
             try db.execute(sql: sql)
         }
 
-        mutating func reshape(_ layout: MigrationLayout) throws {
+        /// Runs `sql`, which writes rows of `table`, and counts them in the progress.
+        mutating func execute(_ sql: String, writing table: String) throws {
+            try execute(sql)
+            let rows = db.changesCount
+            meter?.wrote(rows, in: table)
+        }
+
+        /// Starts stage `index` (0-based) of `count`, which rewrites `rows` rows.
+        mutating func begin(stage index: Int, of count: Int, rows: Int) {
+            meter?.begin(stage: index, of: count, rows: rows)
+        }
+
+        mutating func finish() {
+            meter?.finish()
+        }
+
+        /// Reshapes the tables as `layout` says, then writes `updates`.
+        mutating func reshape(_ layout: MigrationLayout, updates: [MigrationValueUpdate]) throws {
+            try reshapeTables(layout)
+            for update in updates {
+                try count()
+                let rows = try RawStatement.with(db, sql: update.sql) { statement in
+                    try statement.bind([update.value])
+                    return try statement.execute()
+                }
+                meter?.wrote(rows, in: update.table)
+            }
+            if layout.deletesRows { try clearDanglingLinks(layout) }
+        }
+
+        private mutating func reshapeTables(_ layout: MigrationLayout) throws {
             // 1. New and rebuilt tables under their building names, rows copied with their _pk.
             for work in layout.tables {
                 guard let old = work.oldTable else {
@@ -94,7 +125,7 @@ enum MigrationExecutor {
                 }
                 if work.rebuild {
                     try execute(SQLiteStore.createTableSQL(work.table, named: work.buildName))
-                    try execute(copySQL(work, from: old))
+                    try copyRows(work, from: old)
                 } else {
                     for column in work.table.columns where work.sources[column.name] == nil {
                         try execute("ALTER TABLE \(quoted(work.table.name)) ADD COLUMN \(quoted(column.name)) \(ValueCoding.columnType(of: column.type))")
@@ -110,7 +141,7 @@ enum MigrationExecutor {
                     let position = join.join.isOrdered ? ", \(quoted("position"))" : ""
                     let value = join.join.isOrdered ? ", ROW_NUMBER() OVER (PARTITION BY src ORDER BY pos, dst) - 1" : ""
                     try execute("INSERT INTO \(quoted(join.buildName)) (\(quoted("source")), \(quoted("target"))\(position)) "
-                        + "SELECT src, dst\(value) FROM (\(links)) WHERE true ON CONFLICT DO NOTHING")
+                        + "SELECT src, dst\(value) FROM (\(links)) WHERE true ON CONFLICT DO NOTHING", writing: join.join.name)
                 }
             }
             // 2. Links that change storage, read from the old tables while they exist.
@@ -154,6 +185,22 @@ enum MigrationExecutor {
                 try matchIndexes(of: join.join.name, to: SQLiteStore.indexSQL(of: join.join))
             }
         }
+
+        /// Copies the rows of `old` into the rebuilt table, `rowsPerCopy` keys a statement.
+        private mutating func copyRows(_ work: MigrationLayout.TableWork, from old: StoreSchema.Table) throws {
+            let range = try Row.fetchOne(db, sql: "SELECT min(\(quoted("_pk"))), max(\(quoted("_pk"))) FROM \(quoted(old.name))")
+            guard let range, let low = range[0] as Int64?, let high = range[1] as Int64? else { return }
+            let sql = copySQL(work, from: old)
+            var start = low
+            while start <= high {
+                let end = start > high - Self.rowsPerCopyLessOne ? high : start + Self.rowsPerCopyLessOne
+                try execute("\(sql) \(work.keptEntities == nil ? "WHERE" : "AND") \(quoted("_pk")) BETWEEN \(start) AND \(end)", writing: work.table.name)
+                if end == high { break }
+                start = end + 1
+            }
+        }
+
+        private static let rowsPerCopyLessOne = MigrationExecutor.rowsPerCopy - 1
 
         /// `INSERT INTO new SELECT … FROM old`: every kept row, its `_pk` and `_version` as they
         /// were, each column from its source (an integer widened to REAL or decimal TEXT by CAST).

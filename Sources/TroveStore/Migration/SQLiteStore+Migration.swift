@@ -3,12 +3,16 @@ import GRDB
 public import TroveModel
 
 /// What opening a store that was made with another model does (``SQLiteStore/Options/migration``).
-public enum MigrationPolicy: Sendable, Hashable {
+public enum MigrationPolicy: Sendable {
     /// Refuse with ``StoreError/Code/modelMismatch`` (the default): nothing changes until asked.
     case refuse
     /// Migrate by inference (see ``InferredMigration``) when nothing blocks it, after copying
     /// the store to `STORE.backup-<stored model hash>` unless `keepingBackup` is `false`.
     case inferred(keepingBackup: Bool)
+    /// Migrate through the stages of `plan`, from the version the store has to the newest (which
+    /// must be the model the store is opened with), in one transaction, after the same backup.
+    /// A store whose model the plan does not list is refused with `.modelMismatch`.
+    case staged(ModelMigrationPlan, keepingBackup: Bool)
 }
 
 /// Migration: planning, running, and the model version history.
@@ -36,10 +40,12 @@ extension SQLiteStore {
     /// Unless `keepingBackup` is `false`, the store is first copied (SQLite's `VACUUM INTO`, under
     /// the write lock) to `STORE.backup-<stored model hash>` (`-2`, `-3`, … when that exists).
     /// A store already made with `model` is left as it is (the outcome has no steps).
+    /// `progress`, when given, is called as rows are written (see ``MigrationProgress``).
     /// - Throws: ``StoreError`` `.migrationBlocked` listing the blockers when the plan has any
     ///   (nothing changes), `.busy` when another process writes, other store errors.
     @discardableResult
-    public static func migrate(storeAt url: URL, to model: Model, keepingBackup: Bool = true) throws -> MigrationOutcome {
+    public static func migrate(storeAt url: URL, to model: Model, keepingBackup: Bool = true,
+                               progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.notFound, "no store at \(url.path); create one with `trove init \(url.path) --model MODEL.json`")
         }
@@ -49,9 +55,9 @@ extension SQLiteStore {
         return try mapErrors("migrating \(url.path)") {
             try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "migrating \(url.path)") {
                 let outcome = try pool.writeWithoutTransaction { db in
-                    try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup)
-                        ?? MigrationOutcome(migration: InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
-                                                                         steps: [], blockers: [], rowsRewritten: 0), backupURL: nil)
+                    try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup, progress: progress)
+                        ?? MigrationOutcome(stages: [InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
+                                                                       steps: [], blockers: [], rowsRewritten: 0)], backupURL: nil)
                 }
                 try pool.close()
                 return outcome
@@ -77,9 +83,11 @@ extension SQLiteStore {
     /// attribute now required, without a default) refuses with `.migrationBlocked`, and values
     /// to fill in (defaults for those nil values) need ``MigrationPolicy/inferred(keepingBackup:)``.
     func migrateOnOpen(_ db: Database) throws {
-        let keepingBackup: Bool
         switch options.migration {
-        case .inferred(let keep): keepingBackup = keep
+        case .inferred(let keepingBackup):
+            _ = try SQLiteStore.migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup, progress: options.migrationProgress)
+        case .staged(let plan, let keepingBackup):
+            try migrate(db, using: plan, keepingBackup: keepingBackup)
         case .refuse:
             guard let pending = try SQLiteStore.pendingMigration(db, url: url, to: model),
                   pending.migration.fromVersion == pending.migration.toVersion else { return }
@@ -89,9 +97,28 @@ extension SQLiteStore {
                     + pending.migration.steps.filter { $0.rowsRewritten > 0 }.map { "  - \($0)" }.joined(separator: "\n")
                     + "\nrun `trove migrate`, or open it with SQLiteStore.Options.migration = .inferred")
             }
-            return
         }
-        _ = try SQLiteStore.migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup)
+    }
+
+    /// Runs the stages of `plan` from the version the store has on; nothing when it has this
+    /// store's model (or is new).
+    private func migrate(_ db: Database, using plan: ModelMigrationPlan, keepingBackup: Bool) throws {
+        let place = url?.path ?? "in-memory store"
+        guard let newest = plan.models.last, newest.fileData() == model.fileData() else {
+            throw StoreError(.migrationBlocked, "the migration plan ends with model \(plan.models.last?.versionHash ?? "?"), but \(place)"
+                + " is opened with model \(model.versionHash): make the model the store is opened with the plan's last")
+        }
+        guard try db.tableExists(SQLiteStore.metadataTable) else { return }
+        let metadata = try SQLiteStore.readMetadata(db)
+        try SQLiteStore.checkFormat(metadata, place: place)
+        guard let text = metadata["trove.model"], text != String(decoding: model.fileData(), as: UTF8.self) else { return }
+        guard let first = plan.firstStage(forStoredModel: text, versionHash: metadata["trove.modelHash"] ?? "") else {
+            throw StoreError(.modelMismatch, "\(place) has model version \(metadata["trove.modelHash"] ?? "?"), which the migration plan"
+                + " does not list (it lists \(plan.models.map(\.versionHash).joined(separator: ", "))): add that version and its stage to the plan")
+        }
+        // The newest version with other hints or rules: the inferred change to this model.
+        let stages = first == plan.stages.count ? [.lightweight(from: model, to: model)] : Array(plan.stages[first...])
+        _ = try SQLiteStore.run(stages, in: db, url: url, keepingBackup: keepingBackup, progress: options.migrationProgress)
     }
 
     /// The plan from the model the store keeps to `model`, when they differ (in anything, not
@@ -115,23 +142,51 @@ extension SQLiteStore {
 
     /// Migrates when the store keeps another model than `model`; `nil` when it keeps `model`
     /// or is empty (a new store).
-    static func migrateIfNeeded(_ db: Database, url: URL?, to model: Model, keepingBackup: Bool) throws -> MigrationOutcome? {
-        guard let (migration, layout, updates) = try pendingMigration(db, url: url, to: model) else { return nil }
+    static func migrateIfNeeded(_ db: Database, url: URL?, to model: Model, keepingBackup: Bool,
+                                progress: MigrationProgress.Handler?) throws -> MigrationOutcome? {
+        guard try pendingMigration(db, url: url, to: model) != nil else { return nil }
+        return try run([.lightweight(from: model, to: model)], in: db, url: url, keepingBackup: keepingBackup, progress: progress)
+    }
+
+    /// Runs `stages` from the model the store keeps (the first stage's `from` is not read: the
+    /// store's own model is), in one transaction, after a backup; records each stage that
+    /// changed something in the model history.
+    private static func run(_ stages: [MigrationStage], in db: Database, url: URL?, keepingBackup: Bool,
+                            progress: MigrationProgress.Handler?) throws -> MigrationOutcome {
         let place = url?.path ?? "in-memory store"
-        try checkRunnable(migration, place: place)
-        let backup = try keepingBackup && !migration.steps.isEmpty ? url.map { try makeBackup(db, of: $0, version: migration.fromVersion) } : nil
+        let stored = try storedModel(in: db, place: place)
+        // The first stage is planned before the backup, so that a blocked one copies nothing; a
+        // stage that runs code first is planned after it.
+        let firstPlan = try stages.first.flatMap { $0.willMigrate == nil ? try planned(db, from: stored, to: $0.to) : nil }
+        if let firstPlan { try checkRunnable(firstPlan.migration, place: place) }
+        let changes = stages.count > 1 || stages.contains(where: \.isCustom) || firstPlan?.migration.steps.isEmpty == false
+        let backup = try keepingBackup && changes ? url.map { try makeBackup(db, of: $0, version: stored.versionHash) } : nil
         var history = try self.history(in: try readMetadata(db))
-        if !migration.steps.isEmpty {
-            history.append(ModelVersionRecord(version: model.versionHash, date: Date().formatted(.iso8601),
-                                              steps: migration.steps.count, rowsRewritten: migration.rowsRewritten))
-        }
-        try MigrationExecutor.run(layout, updates: updates, in: db) { db in
+        var migrations: [InferredMigration] = []
+        try MigrationExecutor.run(in: db, progress: progress) { runner in
+            var from = stored
+            for (index, stage) in stages.enumerated() {
+                try stage.willMigrate?(MigrationContext(model: from, db: db))
+                let (migration, layout, updates) = try index == 0 ? firstPlan ?? planned(db, from: from, to: stage.to) : planned(db, from: from, to: stage.to)
+                try checkRunnable(migration, place: stages.count == 1 ? place : "\(place) (stage \(index + 1) of \(stages.count))")
+                runner.begin(stage: index, of: stages.count, rows: migration.rowsRewritten)
+                try runner.reshape(layout, updates: updates)
+                try stage.didMigrate?(MigrationContext(model: stage.to, db: db))
+                if !migration.steps.isEmpty || stage.isCustom {
+                    history.append(ModelVersionRecord(version: stage.to.versionHash, date: Date().formatted(.iso8601),
+                                                      steps: migration.steps.count, rowsRewritten: migration.rowsRewritten))
+                }
+                migrations.append(migration)
+                from = stage.to
+            }
+        } finish: { db in
+            let model = stages.last?.to ?? stored
             try writeMetadata(["trove.modelHash": model.versionHash,
                                "trove.model": String(decoding: model.fileData(), as: UTF8.self),
                                historyKey: historyJSON(history)], in: db)
         }
-        logger.debug("migrated store", metadata: ["path": "\(place)", "from": "\(migration.fromVersion)", "to": "\(migration.toVersion)"])
-        return MigrationOutcome(migration: migration, backupURL: backup)
+        logger.debug("migrated store", metadata: ["path": "\(place)", "from": "\(stored.versionHash)", "to": "\(stages.last?.to.versionHash ?? "?")"])
+        return MigrationOutcome(stages: migrations, backupURL: backup)
     }
 
     // MARK: Other processes
