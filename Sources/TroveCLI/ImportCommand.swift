@@ -21,6 +21,9 @@ struct ImportCommand: ParsableCommand {
             just after the last saved batch; --restart starts over. `trove inspect` shows checkpoints. \
             One import of a file runs at a time: a second import of the same file waits for the \
             first to finish (saying so), then starts over, or resumes if the first was killed.
+            --dry-run runs the whole import on a copy of the store and reports it exactly as a \
+            real run would (summary, --rejects and --report files, exit code), leaving the store \
+            as it was (no checkpoint either).
             Prints progress (a bar when stderr is a terminal, else a line every few seconds) and \
             a summary on stderr. Exit codes: 0 every record imported; 2 some records rejected \
             (the rest landed), --strict stopped, the input is not JSON (the records before the \
@@ -69,6 +72,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Print no summary; errors and rejections are still reported.")
     var quiet = false
 
+    @Flag(help: "Run the whole import and report it (summary, --rejects, --report, exit code) as a real run would, writing nothing to the store: it runs on a copy of the store in the temporary directory (TMPDIR needs room for one).")
+    var dryRun = false
+
     func validate() throws {
         let sizes = ImportOptions.batchSizes
         if !sizes.contains(batchSize) {
@@ -87,7 +93,8 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let opened = try SQLiteStore(url: store.url)
+        // A dry run only reads the store (to copy it): opened for reading, it cannot be written.
+        let opened = try SQLiteStore(url: store.url, options: SQLiteStore.Options(readOnly: dryRun))
         let model = opened.model
         let target = try Selection.entity(named: entity, in: model, of: store)
         if target.isAbstract {
@@ -99,7 +106,7 @@ struct ImportCommand: ParsableCommand {
         // Opened before any work, so that a path that cannot be written stops the command here.
         let outputs = try ImportOutputs(rejects: rejects, report: report)
 
-        var options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope)
+        var options = ImportOptions(batchSize: batchSize, strict: strict, syncScope: scope, dryRun: dryRun)
         if rejects != nil || report != nil { options.onRejected = { try outputs.add($0) } }
         let importer = Importer(context: try Container(store: opened).newBackgroundContext(), options: options)
         let format: RecordFormat = ndjson ? .ndjson : .json(root: root)
@@ -124,7 +131,8 @@ struct ImportCommand: ParsableCommand {
         try outputs.finish(outcome)
         if !quiet {
             let summary = ImportSummary(report: outcome, input: inputName, entity: target.name, root: root,
-                                        syncScope: syncScope, stoppedBy: stopped?.reason, rejectsFile: rejects, reportFile: report)
+                                        syncScope: syncScope, stoppedBy: stopped?.reason, rejectsFile: rejects, reportFile: report,
+                                        dryRun: dryRun)
             FileHandle.standardError.write(Data(summary.text().utf8))
         }
         if let stopped {

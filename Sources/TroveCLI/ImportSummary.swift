@@ -10,6 +10,7 @@ import Trove
 ///   Photo             1990       41          0        0      0
 /// coercions: epochSecondsToDate 610, stringToInteger 520, …
 /// unknown keys (ignored): Photo.farm 340, …
+/// warning: the key 'uploadDate' of Photo records was ignored: the attribute uploadDate is read from 'upload_date' only; … (seen 12 times)
 /// rejected: record 17 at views: …
 /// ```
 struct ImportSummary {
@@ -22,6 +23,8 @@ struct ImportSummary {
     let stoppedBy: String?
     let rejectsFile: String?
     let reportFile: String?
+    /// Whether it was a dry run (`--dry-run`): the counts say what a real run would have done.
+    var dryRun = false
 
     /// How many coercion kinds, unknown keys and rejections are listed.
     static let coercionsShown = 6
@@ -44,6 +47,7 @@ struct ImportSummary {
         if !report.unknownKeys.isEmpty {
             lines.append("unknown keys (ignored): " + Self.top(report.unknownKeys.map { ($0.key, $0.value) }, Self.unknownKeysShown, unit: "key"))
         }
+        lines += report.warnings.map { "warning: \($0)" }
         lines += rejections()
         if let reason = report.appliedAsObjects {
             lines.append("applied through objects, the slower path, because \(reason)")
@@ -64,7 +68,7 @@ struct ImportSummary {
         counts += ", \(report.rejectedCount) rejected"
         if report.recordsSkipped > 0 { counts += ", \(report.recordsSkipped) skipped" }
         let verb = stoppedBy.map { "stopped (\($0)) importing" } ?? "imported"
-        return "\(verb) \(source) into \(entity): \(counts)"
+        return "\(dryRun ? "dry run, nothing written: " : "")\(verb) \(source) into \(entity): \(counts)"
     }
 
     /// A row per entity the import touched, the imported entity first.

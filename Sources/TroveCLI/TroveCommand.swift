@@ -15,7 +15,7 @@ struct TroveCommand: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [InitCommand.self, InspectCommand.self, ImportCommand.self, QueryCommand.self, CountCommand.self, DeleteCommand.self, MigrateCommand.self,
-                      GenerateCommand.self])
+                      GenerateCommand.self, ModelCommand.self])
 
     /// Runs the command, mapping every failure to the exit codes of DESIGN.md's contract.
     static func main() {

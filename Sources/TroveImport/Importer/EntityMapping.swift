@@ -46,6 +46,10 @@ final class EntityMapping {
     let relationships: [RelationshipMapping]
     /// The first key of every candidate path: the record keys this entity reads.
     let knownKeys: Set<String>
+    /// The attributes and relationships not read under their own name (a `remoteKey` names
+    /// other keys), by name: a record key that is one of these names is ignored, though it
+    /// surely meant the property (see ``ImportReport/misnamedKeys``).
+    let misnamed: [String: MisnamedKey]
     /// Uniqueness constraints as attribute positions, with their coercers.
     let uniqueKeys: [[Int]]
     /// The attributes' defaults: a new object's values.
@@ -87,7 +91,15 @@ final class EntityMapping {
                                        keyPaths: keyPaths(relationship.remoteKeys, name: relationship.name),
                                        destination: destination, referenceKey: reference)
         }
-        knownKeys = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
+        let known = Set(attributes.flatMap { $0.keyPaths.compactMap(\.first) } + relationships.flatMap { $0.keyPaths.compactMap(\.first) })
+        knownKeys = known
+        var misnamed: [String: MisnamedKey] = [:]
+        for (name, kind, keyPaths) in attributes.map({ ($0.attribute.name, "attribute", $0.keyPaths) })
+            + relationships.map({ ($0.relationship.name, "relationship", $0.keyPaths) }) where !known.contains(name) {
+            misnamed[name] = MisnamedKey(entity: entity.name, property: name, kind: kind,
+                                         remoteKeys: keyPaths.map { $0.joined(separator: ".") })
+        }
+        self.misnamed = misnamed
         uniqueKeys = entity.uniqueBy.map { names in names.compactMap { entity.attributeIndex(named: $0) } }
         defaults = entity.attributes.map(\.defaultValue)
         attributeNames = entity.attributes.map(\.name)

@@ -273,6 +273,7 @@ struct ImportBatch {
         let tally = accepted.count == parsed.plans.count ? parsed.tally : ParsedRecords.Tally(accepted)
         report.coercions = tally.coercions
         report.unknownKeys = tally.unknownKeys
+        report.misnamedKeys = tally.misnamedKeys
         return report
     }
 }
@@ -309,6 +310,8 @@ struct ParsedRecords {
         var coercions: [CoercionKind: Int] = [:]
         /// Counts by "Entity.key".
         var unknownKeys: [String: Int] = [:]
+        /// Those of ``unknownKeys`` that name a property read under other keys.
+        var misnamedKeys: [String: MisnamedKey] = [:]
 
         init(_ plans: [Plan]) {
             // A batch performs a few kinds of coercion: counted in a short list, not hashed each time.
@@ -322,7 +325,7 @@ struct ParsedRecords {
             }
             var frequent: [(unknown: Unknown, count: Int)] = []
             var others: [Unknown: Int] = [:]
-            var entities: [(mapping: ObjectIdentifier, name: String)] = []
+            var entities: [(mapping: ObjectIdentifier, entity: EntityMapping)] = []
             for plan in plans {
                 for node in plan.nodes {
                     for kind in node.coercions {
@@ -330,7 +333,7 @@ struct ParsedRecords {
                     }
                     guard !node.unknownKeys.isEmpty else { continue }
                     let mapping = ObjectIdentifier(node.mapping)
-                    if !entities.contains(where: { $0.mapping == mapping }) { entities.append((mapping, node.mapping.entity.name)) }
+                    if !entities.contains(where: { $0.mapping == mapping }) { entities.append((mapping, node.mapping)) }
                     for key in node.unknownKeys {
                         if let at = frequent.firstIndex(where: { $0.unknown.mapping == mapping && $0.unknown.key == key }) {
                             frequent[at].count += 1
@@ -344,8 +347,10 @@ struct ParsedRecords {
             }
             for (kind, count) in kinds { coercions[kind, default: 0] += count }
             for (found, count) in frequent + others.map({ ($0.key, $0.value) }) {
-                guard let entity = entities.first(where: { $0.mapping == found.mapping })?.name else { continue }
-                unknownKeys["\(entity).\(found.key)", default: 0] += count
+                guard let mapping = entities.first(where: { $0.mapping == found.mapping })?.entity else { continue }
+                let name = "\(mapping.entity.name).\(found.key)"
+                unknownKeys[name, default: 0] += count
+                if let misnamed = mapping.misnamed[found.key] { misnamedKeys[name] = misnamed }
             }
         }
     }
@@ -370,8 +375,9 @@ struct ParsedRecords {
     var failure: (any Error)?
 
     /// The plans of records read (by the ``ImportParser`` or the ``RecordScanner``), the first
-    /// at position `firstIndex` of the input.
-    init(_ records: some Collection<ReadRecord>, firstIndex: Int) {
+    /// at position `firstIndex` of the input; `strict` rejects the records holding a key that
+    /// is the name of a property read under other keys (``ImportReport/misnamedKeys``).
+    init(_ records: some Collection<ReadRecord>, firstIndex: Int, strict: Bool) {
         self.firstIndex = firstIndex
         count = records.count
         defer {
@@ -382,7 +388,18 @@ struct ParsedRecords {
         for (offset, record) in records.enumerated() {
             let index = firstIndex + offset
             switch record.outcome {
-            case .success(let node?): plans.append(Plan(index: index, node: node))
+            case .success(let node?):
+                let plan = Plan(index: index, node: node)
+                guard strict, let rejection = Self.misnamedKey(in: plan) else {
+                    plans.append(plan)
+                    continue
+                }
+                do {
+                    rejected.append(rejection.rejected(index: index, record: try record.source.value))
+                } catch {
+                    failure = error
+                    return
+                }
             case .success(nil): skipped += 1
             case .failure(let rejection as Rejection):
                 do {
@@ -399,7 +416,22 @@ struct ParsedRecords {
     }
 
     /// The plans of parsed records, read by `parser`.
-    init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser) {
-        self.init(records.map { ReadRecord($0, as: entity, parser: parser) }, firstIndex: firstIndex)
+    init(_ records: some Collection<JSONValue>, as entity: Entity, firstIndex: Int, parser: ImportParser, strict: Bool) {
+        self.init(records.map { ReadRecord($0, as: entity, parser: parser) }, firstIndex: firstIndex, strict: strict)
+    }
+
+    /// Why a strict import rejects a record: the first key of its objects (in the record's
+    /// order) that is the name of a property read under other keys; `nil` when there is none.
+    private static func misnamedKey(in plan: Plan) -> Rejection? {
+        for node in plan.nodes {
+            for key in node.unknownKeys {
+                guard let misnamed = node.mapping.misnamed[key] else { continue }
+                let value = (try? node.record)?.objectValue?[key]
+                return Rejection(path: ImportParser.join(node.path, key), value: value,
+                                 expected: misnamed.remoteKeys.map { "the key '\($0)'" }.joined(separator: " or "),
+                                 reason: "\(misnamed) (a strict import rejects the record)")
+            }
+        }
+        return nil
     }
 }

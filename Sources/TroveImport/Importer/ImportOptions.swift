@@ -26,17 +26,30 @@ public struct ImportOptions: Sendable {
     /// report keeps their count and the first ``ImportReport/rejectedKept``. Runs on the
     /// importing thread; what it throws stops the import (the batch is saved already).
     public var onRejected: (@Sendable (RejectedRecord) throws -> Void)?
+    /// Runs the whole import — coercion, find-or-create, nested graphs, validation, the sync
+    /// scope, resuming from a checkpoint — and reports it as a real run would (the report and
+    /// every rejected record the same), but writes nothing to the store (default `false`).
+    ///
+    /// The import runs on a copy of the store (``SQLiteStore/copy(to:)``, in the temporary
+    /// directory — `TMPDIR` — for a file store, in memory for an in-memory one), made when it
+    /// starts and removed when it ends, so that each batch sees what the batches before it
+    /// would have written and the counts match a real run's; the store itself is only read, and
+    /// no checkpoint is left in it. Hooks see objects of a context on the copy.
+    /// > Warning: A dry run costs a copy of the whole store (its size on disk, and the time to
+    /// > write it) on top of the import. It needs the context's store to be an ``SQLiteStore``.
+    public var dryRun: Bool
 
     /// Creates options.
     public init(batchSize: Int = 1000, strict: Bool = false, syncScope: ObjectPredicate? = nil,
                 transformers: ValueTransformerRegistry = .standard, hooks: ImportHooks = ImportHooks(),
-                onRejected: (@Sendable (RejectedRecord) throws -> Void)? = nil) {
+                onRejected: (@Sendable (RejectedRecord) throws -> Void)? = nil, dryRun: Bool = false) {
         self.batchSize = batchSize
         self.strict = strict
         self.syncScope = syncScope
         self.transformers = transformers
         self.hooks = hooks
         self.onRejected = onRejected
+        self.dryRun = dryRun
     }
 }
 

@@ -35,6 +35,11 @@ public struct ImportReport: Sendable, Codable, Hashable {
     /// Keys named after a transient or derived attribute are among them: the importer never
     /// sets either kind.
     public var unknownKeys: [String: Int] = [:]
+    /// The unknown keys that are the name of an attribute or relationship read under other
+    /// keys (its `remoteKey`), as `Entity.key` (their counts are in ``unknownKeys``): a record
+    /// naming `uploadDate` where the remote key is `upload_date` loses that value, which surely
+    /// was meant for the attribute. ``warnings`` says so; a strict import rejects such records.
+    public var misnamedKeys: [String: MisnamedKey] = [:]
     /// Top-level records rejected, all of them.
     public var rejectedCount = 0
     /// The first ``rejectedKept`` rejected records, in input order: memory stays flat however
@@ -80,6 +85,7 @@ public struct ImportReport: Sendable, Codable, Hashable {
         }
         coercions.merge(other.coercions, uniquingKeysWith: +)
         unknownKeys.merge(other.unknownKeys, uniquingKeysWith: +)
+        misnamedKeys.merge(other.misnamedKeys) { mine, _ in mine }
         rejectedCount += other.rejectedCount
         if rejected.count < Self.rejectedKept { rejected += other.rejected.prefix(Self.rejectedKept - rejected.count) }
         syncScopeSkipped = other.syncScopeSkipped ?? syncScopeSkipped
@@ -99,9 +105,49 @@ extension ImportReport: CustomStringConvertible {
         let counts = entities.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         if !counts.isEmpty { text += "; " + counts.joined(separator: "; ") }
         if let resumedAt { text += "; resumed after record \(resumedAt.records)" }
-        var lines = [text] + rejected.map { "  \($0)" }
+        var lines = [text] + warnings.map { "  warning: \($0)" } + rejected.map { "  \($0)" }
         if rejectedCount > rejected.count { lines.append("  … and \(rejectedCount - rejected.count) more rejected records") }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension ImportReport {
+    /// What the import ignored that the records surely meant, one sentence each (empty when
+    /// nothing): each of ``misnamedKeys``, with how often it was seen, in name order.
+    public var warnings: [String] {
+        misnamedKeys.sorted { $0.key < $1.key }.map { name, key in
+            let times = unknownKeys[name] ?? 0
+            return "\(key) (seen \(times) time\(times == 1 ? "" : "s"))"
+        }
+    }
+}
+
+/// A record key that is the name of an attribute or relationship read under other keys (its
+/// `remoteKey`): the import ignores it, though its value surely was meant for the property.
+public struct MisnamedKey: Sendable, Codable, Hashable, CustomStringConvertible {
+    /// The entity whose records hold the key.
+    public let entity: String
+    /// The attribute or relationship the key names (and the key itself).
+    public let property: String
+    /// `attribute` or `relationship`.
+    public let kind: String
+    /// The keys the property is read under, as the model gives them (dotted paths joined).
+    public let remoteKeys: [String]
+
+    /// Creates a description of a misnamed key.
+    public init(entity: String, property: String, kind: String, remoteKeys: [String]) {
+        self.entity = entity
+        self.property = property
+        self.kind = kind
+        self.remoteKeys = remoteKeys
+    }
+
+    /// `the key 'uploadDate' of Photo records was ignored: the attribute uploadDate is read
+    /// from 'upload_date' only; rename the key, or add it to the attribute's remoteKey`.
+    public var description: String {
+        let keys = remoteKeys.map { "'\($0)'" }.joined(separator: " or ")
+        return "the key '\(property)' of \(entity) records was ignored: the \(kind) \(property) is read from \(keys) only;"
+            + " rename the key to \(keys), or add '\(property)' to the \(kind)'s remoteKey"
     }
 }
 

@@ -1,6 +1,7 @@
 public import Foundation
 public import TroveContext
 public import TroveModel
+import TroveStore
 
 /// Pours JSON records into the object graph of a context, driven by the model.
 ///
@@ -41,6 +42,7 @@ public final class Importer {
     /// - Throws: ``ImportError`` `.invalidJSON` (with line, column and byte offset, before
     ///   anything is written), `.rootNotFound`, or as ``importRecords(_:into:)``.
     public func importJSON(_ data: Data, into entityName: String, root: String? = nil) throws -> ImportReport {
+        if options.dryRun { return try rehearsing { try $0.importJSON(data, into: entityName, root: root) } }
         let entity = try importTarget(entityName)
         // Reading starts at once, several chunks ahead, while the whole text is checked here;
         // nothing is applied before the check passes.
@@ -64,6 +66,7 @@ public final class Importer {
     /// - Throws: ``ImportError`` for an unknown entity, a context with unsaved changes, a bad
     ///   sync scope, or (strict mode) the first rejected record; the store's error if a save fails.
     public func importRecords(_ records: [JSONValue], into entityName: String) throws -> ImportReport {
+        if options.dryRun { return try rehearsing { try $0.importRecords(records, into: entityName) } }
         let entity = try importTarget(entityName)
         let pipeline = ChunkPipeline(records: records, entity: entity, options: options, model: context.model,
                                      store: context.store, chunkSize: options.batchSize)
@@ -84,6 +87,48 @@ public final class Importer {
             throw ImportError(.syncScope, "a sync scope needs \(entity.name) to have a unique key, to know which objects the payload names")
         }
         return entity
+    }
+
+    /// What `body` returns given an importer like this one (its options but ``ImportOptions/dryRun``,
+    /// its test seam) working on a copy of the store, which is removed after: a dry run.
+    /// - Throws: ``ImportError`` `.invalidOptions` when the store is not an ``SQLiteStore``;
+    ///   the store's error when it cannot be copied; whatever `body` throws.
+    func rehearsing(_ body: (Importer) throws -> ImportReport) throws -> ImportReport {
+        guard let store = context.store as? SQLiteStore else {
+            throw ImportError(.invalidOptions, "a dry run copies the store, and only an SQLiteStore can be copied; this store is a \(type(of: context.store))")
+        }
+        var options = options
+        options.dryRun = false
+        guard store.url != nil else { return try rehearse(in: nil, from: store, options: options, body) }
+        let manager = FileManager.default
+        let folder = manager.temporaryDirectory.appendingPathComponent("trove-dry-run-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ImportError(.invalidOptions, "a dry run copies the store into the temporary directory, but \(folder.path) cannot be made: \(error.localizedDescription); set TMPDIR to a folder with room for a copy of the store")
+        }
+        let report: ImportReport
+        do {
+            // In a function of its own, so that the copy is closed when it returns.
+            report = try rehearse(in: folder.appendingPathComponent("copy.trove"), from: store, options: options, body)
+        } catch {
+            try? manager.removeItem(at: folder)  // The import's own error is the one to report.
+            throw error
+        }
+        do {
+            try manager.removeItem(at: folder)
+        } catch {
+            throw ImportError(.invalidOptions, "the dry run ran (its report is in this error), but its copy of the store in \(folder.path) could not be removed: \(error.localizedDescription); remove it by hand", report: report)
+        }
+        return report
+    }
+
+    /// What `body` returns given an importer with `options` on a copy of `store` at `url`.
+    private func rehearse(in url: URL?, from store: SQLiteStore, options: ImportOptions,
+                          _ body: (Importer) throws -> ImportReport) throws -> ImportReport {
+        let importer = Importer(context: try Container(store: try store.copy(to: url)).newBackgroundContext(), options: options)
+        importer.beforeBatchSave = beforeBatchSave
+        return try body(importer)
     }
 
     /// The mapping of an entity, computed once.

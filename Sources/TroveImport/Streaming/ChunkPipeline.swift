@@ -50,7 +50,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
                 let ended = failure == nil && records.count < chunkSize
                 if !records.isEmpty {
                     // Taken before `atEnd()`, whose reading may move the buffer.
-                    var parsed = ParsedRecords(records, firstIndex: firstIndex + read)
+                    var parsed = ParsedRecords(records, firstIndex: firstIndex + read, strict: options.strict)
                     parsed.readAhead = rowsReader.read(parsed)
                     var chunk = RecordChunk(records: parsed,
                                             end: reader.position, lastRecordOffset: reader.lastRecordOffsets.lowerBound,
@@ -82,7 +82,7 @@ extension ReadAhead where Item == Result<RecordChunk, any Error> {
             let chunkSize = max(chunkSize, 1)
             for start in stride(from: 0, to: records.count, by: chunkSize) {
                 let end = min(start + chunkSize, records.count)
-                var parsed = ParsedRecords(records[start..<end], as: entity, firstIndex: start, parser: parser)
+                var parsed = ParsedRecords(records[start..<end], as: entity, firstIndex: start, parser: parser, strict: options.strict)
                 parsed.readAhead = rowsReader.read(parsed)
                 let chunk = RecordChunk(records: parsed, end: ReadPosition(offset: 0, line: 0), lastRecordOffset: 0,
                                         lastRecordDigest: 0, isLast: end == records.count)

@@ -36,6 +36,11 @@ extension Importer {
     public func importStream(_ input: ImportInput, into entityName: String, format: RecordFormat = .json(root: nil),
                              resume: ResumeMode = .resume, progress: ((ImportProgress) -> Void)? = nil,
                              isCancelled: (() -> Bool)? = nil) throws -> ImportReport {
+        if options.dryRun {
+            return try rehearsing {
+                try $0.importStream(input, into: entityName, format: format, resume: resume, progress: progress, isCancelled: isCancelled)
+            }
+        }
         let entity = try importTarget(entityName)
         let bytes = try ByteInput(input)
         // Before the checkpoint is read: another import of this file may be writing it.

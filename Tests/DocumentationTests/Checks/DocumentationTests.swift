@@ -55,7 +55,11 @@ import Trove
             let folder = (path as NSString).deletingLastPathComponent
             for target in Self.linkTargets(in: text) where !target.hasPrefix("doc:") && !target.hasPrefix("#") {
                 let file = String(target.split(separator: "#", maxSplits: 1).first ?? "")
-                let resolved = ((folder as NSString).appendingPathComponent(file) as NSString).standardizingPath
+                var resolved = ((folder as NSString).appendingPathComponent(file) as NSString).standardizingPath
+                if folder.hasSuffix(".docc"), !DocumentationFiles.exists(resolved) {
+                    // DocC finds an image by its name among the catalog's resources.
+                    resolved = ((folder as NSString).appendingPathComponent("Resources/" + file) as NSString).standardizingPath
+                }
                 #expect(!resolved.hasPrefix("..") && DocumentationFiles.exists(resolved),
                         "\(path): the link \(target) leads to no file of the repository")
             }
