@@ -350,12 +350,15 @@ struct RowApplication {
         // The keys of the rows written (inserted or changed), for rows read ahead of this save.
         cache.noteSave(before: result.changeTokenBefore, after: result.changeTokenAfter,
                        written: identity.lazy.filter { written[$0.value] }.map(\.key))
-        // A row from the cache that the batch left as it was is there already.
+        // The rows of shared objects are kept; a top-level record's row only when the cache
+        // holds it already (met as a reference earlier), which must not go stale. A row from
+        // the cache that the batch left as it was is there already.
         // Drafts read in place: a copy would retain each of their parts.
-        cache.keep(identity.lazy.compactMap { key, index in
-            drafts[index].isShared && !(drafts[index].isCached && drafts[index].isUnchanged)
-                ? savedRow(drafts[index], result).map { (key, $0) } : nil
-        }, after: result.changeTokenAfter)
+        let saved = identity.compactMap { key, index -> (UniqueKey, RowSnapshot)? in
+            guard drafts[index].isShared || cache[key] != nil, !(drafts[index].isCached && drafts[index].isUnchanged) else { return nil }
+            return savedRow(drafts[index], result).map { (key, $0) }
+        }
+        cache.keep(saved, after: result.changeTokenAfter)
         return counts
     }
 

@@ -3,7 +3,8 @@ import TroveStore
 
 /// The stored rows of the objects an import's records share — nested objects and references:
 /// owners, tags — kept from one batch to the next, so that a batch reads from the store only the
-/// keys it has not met yet. Top-level records are not kept: an input names each once.
+/// keys it has not met yet. Top-level records are not kept (an input names most once), but a
+/// kept row that a top-level record changes is brought up to date.
 ///
 /// The rows are what the import's own last save left, so they hold only while no one else has
 /// written since: each batch first compares the store's change token with the one that save
