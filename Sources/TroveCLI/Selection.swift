@@ -63,6 +63,21 @@ struct Selection {
         return entity
     }
 
+    /// The sort keys of a `--sort` list, checked against the entity; none without one.
+    /// - Throws: a ``CLIFailure`` with status 1 for a list that does not parse or names a key
+    ///   the entity does not have.
+    func sortKeys(_ list: String?) throws -> [SortKey] {
+        guard let list else { return [] }
+        do {
+            let keys = try SortKey.parse(list)
+            for key in keys { _ = try key.checked(for: entity, in: store.model) }
+            return keys
+        } catch {
+            let text = error.code == .syntax ? error.description : error.message
+            throw CLIFailure(CLIFailure.status(of: error), "--sort: \(text)")
+        }
+    }
+
     /// A fetch request for the selected objects.
     var fetchRequest: FetchRequest {
         FetchRequest(entityName: entity.name, predicate: predicate)

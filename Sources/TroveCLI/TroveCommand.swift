@@ -14,7 +14,7 @@ struct TroveCommand: ParsableCommand {
             Data goes to stdout; progress and diagnostics go to stderr.
             """,
         version: "0.1.0",
-        subcommands: [InitCommand.self, InspectCommand.self, ImportCommand.self, QueryCommand.self, CountCommand.self, DeleteCommand.self, MigrateCommand.self,
+        subcommands: [InitCommand.self, InspectCommand.self, ImportCommand.self, QueryCommand.self, ExportCommand.self, CountCommand.self, DeleteCommand.self, MigrateCommand.self,
                       GenerateCommand.self, ModelCommand.self])
 
     /// Runs the command, mapping every failure to the exit codes of DESIGN.md's contract.

@@ -167,6 +167,13 @@ final class PatternDateParser: Sendable {
         return formatter.formatter.date(from: text)
     }
 
+    /// `date` written in the pattern (for the exporter: what ``date(from:)`` reads back).
+    func string(from date: Date) -> String {
+        let formatter = idle.withLock { $0.popLast() } ?? Formatter(pattern: pattern)
+        defer { idle.withLock { $0.append(formatter) } }
+        return formatter.formatter.string(from: date)
+    }
+
     /// One formatter, used by one thread at a time.
     private final class Formatter: @unchecked Sendable {
         // @unchecked: a formatter is only used between taking it out of `idle` and putting it back.
