@@ -46,7 +46,8 @@ open class ManagedObject {
     /// Current relationships, by relationship position: a fault until first touched.
     @exclusivity(unchecked) var relationships: [RelationshipState]
     /// For each relationship changed since the last save, its state before the first change.
-    @exclusivity(unchecked) var committedRelationships: [Int: RelationshipState] = [:]
+    // (`[:]` here called a function at every object made; the empty initialiser is inlined.)
+    @exclusivity(unchecked) var committedRelationships = [Int: RelationshipState]()
     /// Whether the object is inserted and not yet saved.
     @exclusivity(unchecked) public internal(set) var isInserted = false
     /// Whether the object is deleted and the delete not yet saved.

@@ -121,6 +121,7 @@ extension ObjectContext {
         var objects = [ManagedObject?](repeating: nil, count: ids.count)
         // The positions to read, and the fault registered for each, if any.
         var missing: [(position: Int, fault: ManagedObject?)] = []
+        missing.reserveCapacity(ids.count)
         for (position, id) in ids.enumerated() {
             let registered = registry(for: id)
             if let registered, !registered.isFault {

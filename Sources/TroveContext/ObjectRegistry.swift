@@ -8,9 +8,21 @@ import TroveModel
 /// `Dictionary`, hashing the IDs (SipHash, three or four times per object) cost a fifth of
 /// making the object. Keys are row numbers and counters, not input an attacker chooses.
 struct ObjectRegistry {
+    /// An entry holds the ID's key and the object, no reference to count: the object's own ID
+    /// settles a match (an entry holding the ID retained its names at every insert and lookup).
     private struct Entry {
-        let id: ObjectID
+        let key: UInt64
         let object: Unmanaged<ManagedObject>
+
+        init(_ id: ObjectID, _ object: ManagedObject) {
+            key = id.keyBits
+            self.object = .passUnretained(object)
+        }
+
+        /// Whether the entry is `id`'s. The object is alive (it leaves before it deallocates).
+        func holds(_ id: ObjectID) -> Bool {
+            key == id.keyBits && object._withUnsafeGuaranteedRef { $0.objectID == id }
+        }
     }
 
     /// A power of two of slots (or none), at most three quarters full.
@@ -26,14 +38,15 @@ struct ObjectRegistry {
         return slots.withUnsafeBufferPointer { slots in
             var index = home(of: id)
             while let entry = slots[index] {
-                if entry.id == id { return entry.object.takeUnretainedValue() }
+                if entry.holds(id) { return entry.object.takeUnretainedValue() }
                 index = (index + 1) & (slots.count - 1)
             }
             return nil
         }
     }
 
-    /// Registers `object` under `id`, replacing the object registered there, if any.
+    /// Registers `object` under `id` (its ``ManagedObject/objectID``, which must not change
+    /// while it is registered), replacing the object registered there, if any.
     mutating func register(_ object: ManagedObject, for id: ObjectID) {
         _ = insert(object, for: id, replacing: true)
     }
@@ -51,16 +64,16 @@ struct ObjectRegistry {
         let bits = bits
         slots.withUnsafeMutableBufferPointer { slots in
             let mask = slots.count - 1
-            var index = Self.home(of: id, bits: bits)
+            var index = Self.home(of: id.keyBits, bits: bits)
             while let entry = slots[index] {
-                if entry.id == id {
+                if entry.holds(id) {
                     guard entry.object.toOpaque() == target else { return }
                     // Backward-shift deletion: later entries of the run move up into the hole,
                     // unless their search starts after it.
                     var hole = index
                     var next = (index + 1) & mask
                     while let moved = slots[next] {
-                        let start = Self.home(of: moved.id, bits: bits)
+                        let start = Self.home(of: moved.key, bits: bits)
                         // `moved` may fill the hole when its start is not within (hole, next].
                         if (next - start) & mask >= (next - hole) & mask {
                             slots[hole] = moved
@@ -90,28 +103,28 @@ struct ObjectRegistry {
     // MARK: Helpers
 
     private func home(of id: ObjectID) -> Int {
-        Self.home(of: id, bits: bits)
+        Self.home(of: id.keyBits, bits: bits)
     }
 
     /// The slot where the search for `id` starts: Fibonacci hashing, whose multiplication
     /// spreads consecutive keys over the table and whose top bits pick the slot.
-    private static func home(of id: ObjectID, bits: Int) -> Int {
-        Int(truncatingIfNeeded: (id.keyBits &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
+    private static func home(of key: UInt64, bits: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
     }
 
     private mutating func insert(_ object: ManagedObject, for id: ObjectID, replacing: Bool) -> ManagedObject? {
         if (count + 1) * 4 > slots.count * 3 { grow() }
         let bits = bits
         let (existing, added) = slots.withUnsafeMutableBufferPointer { slots -> (ManagedObject?, Bool) in
-            var index = Self.home(of: id, bits: bits)
+            var index = Self.home(of: id.keyBits, bits: bits)
             while let entry = slots[index] {
-                if entry.id == id {
-                    if replacing { slots[index] = Entry(id: id, object: .passUnretained(object)) }
+                if entry.holds(id) {
+                    if replacing { slots[index] = Entry(id, object) }
                     return (entry.object.takeUnretainedValue(), false)
                 }
                 index = (index + 1) & (slots.count - 1)
             }
-            slots[index] = Entry(id: id, object: .passUnretained(object))
+            slots[index] = Entry(id, object)
             return (nil, true)
         }
         if added { count += 1 }
@@ -125,7 +138,8 @@ struct ObjectRegistry {
         slots = Array(repeating: nil, count: 1 << bits)
         count = 0
         for case let entry? in old {
-            _ = insert(entry.object.takeUnretainedValue(), for: entry.id, replacing: true)
+            let object = entry.object.takeUnretainedValue()
+            _ = insert(object, for: object.objectID, replacing: true)
         }
     }
 }

@@ -12,6 +12,10 @@ import Synchronization
 /// An ID is `Codable`, so that Foundation's typed predicates can capture one:
 /// `#Predicate<Photo> { $0.whoTook?.objectID == ann.objectID }`.
 public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
+    // The parts that registries, row decoding and lookups read for every object are
+    // `@usableFromInline`, and those reads `@inlinable`: as calls into this module they were
+    // a few percent of iterating fetched objects.
+    @usableFromInline
     enum Key: Sendable, Hashable, Codable {
         case temporary(UInt64)
         case permanent(Int64)
@@ -19,39 +23,43 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The names of an entity and of its hierarchy's root, shared by every ID of the entity:
     /// copying an ID copies one reference, not two strings.
+    @usableFromInline
     final class Names: Sendable, Hashable {
-        let entity: String
-        let root: String
+        @usableFromInline let entity: String
+        @usableFromInline let root: String
 
         init(entity: String, root: String) {
             self.entity = entity
             self.root = root
         }
 
+        @usableFromInline
         static func == (lhs: Names, rhs: Names) -> Bool {
             lhs === rhs || (lhs.entity == rhs.entity && lhs.root == rhs.root)
         }
 
+        @usableFromInline
         func hash(into hasher: inout Hasher) {
             hasher.combine(entity)
             hasher.combine(root)
         }
     }
 
-    let names: Names
-    let key: Key
+    @usableFromInline let names: Names
+    @usableFromInline let key: Key
 
     /// The name of the object's entity, as specific as known (see the type's discussion).
-    public var entityName: String { names.entity }
+    @inlinable public var entityName: String { names.entity }
     /// The root of the entity's hierarchy, whose table holds the row.
-    public var rootEntityName: String { names.root }
+    @inlinable public var rootEntityName: String { names.root }
 
     /// An ID for the stored row with primary key `primaryKey` of `entity`.
     public init(entity: Entity, primaryKey: Int64) {
         self.init(names: entity.idNames, key: .permanent(primaryKey))
     }
 
-    private init(names: Names, key: Key) {
+    @usableFromInline
+    init(names: Names, key: Key) {
         self.names = names
         self.key = key
     }
@@ -66,11 +74,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The permanent ID a save gives the object of this temporary ID: the same entity, the
     /// row's primary key.
+    @inlinable
     public func saved(as primaryKey: Int64) -> ObjectID {
         ObjectID(names: names, key: .permanent(primaryKey))
     }
 
     /// Whether the object has not been saved yet.
+    @inlinable
     public var isTemporary: Bool {
         if case .temporary = key { return true }
         return false
@@ -83,11 +93,13 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The row's primary key in the store; `nil` while temporary.
+    @inlinable
     public var primaryKey: Int64? {
         if case .permanent(let pk) = key { return pk }
         return nil
     }
 
+    @inlinable
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         lhs.key == rhs.key && (lhs.names === rhs.names || lhs.names.root == rhs.names.root)
     }
@@ -95,6 +107,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     // The key alone, in one word: equal IDs have equal keys, IDs of different tables rarely
     // share one, and hashing the entity's name too would double the cost of every set and
     // dictionary of IDs.
+    @inlinable
     public func hash(into hasher: inout Hasher) {
         hasher.combine(keyBits)
     }
@@ -102,6 +115,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
     // What sets and dictionaries call: the key's one word hashed in one go, as `UInt64` does
     // it, instead of a hasher made, fed and finalized (a third of the cost; a save of n inserts
     // hashes some 18n IDs).
+    @inlinable
     public func _rawHashValue(seed: Int) -> Int {
         keyBits._rawHashValue(seed: seed)
     }
@@ -126,6 +140,7 @@ public struct ObjectID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The key as one word, for hash tables of IDs: a stored object's primary key, or a
     /// temporary ID's counter, its bits inverted.
+    @inlinable
     package var keyBits: UInt64 {
         switch key {
         case .permanent(let pk): UInt64(bitPattern: pk)

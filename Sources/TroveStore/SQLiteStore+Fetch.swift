@@ -135,7 +135,7 @@ struct ReadPlan: Sendable {
             }
             values.append(value)
         }
-        var toOne: [Int: Link] = [:]
+        var toOne = [Int: Link]()
         if !plan.foreignKeys.isEmpty {
             toOne.reserveCapacity(plan.foreignKeys.count)
             for (relationship, column, destination) in plan.foreignKeys {
