@@ -146,8 +146,10 @@ struct PredicateTextTests {
             }
             #expect(RegexMatcher.problem(with: pattern) == nil)
         }
-        // Once alone (so that `a)|(b` cannot pair with the anchoring group), once anchored.
-        #expect(compilations == 2, "checked and matched from the cache")
+        // Once alone (so that `a)|(b` cannot pair with the anchoring group), once anchored: 2.
+        // Tests running at the same time share the bounded cache and may push the pattern out
+        // once or twice; compiled per row, it would be 2,000 or more.
+        #expect((2...6).contains(compilations), "checked and matched from the cache, not per row: \(compilations)")
     }
 
     @Test func localizedStandardOrder() {
