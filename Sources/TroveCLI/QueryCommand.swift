@@ -77,7 +77,7 @@ struct QueryCommand: PredicateArgumentsCommand {
         let columns = try QueryField.fields(fields, of: selected.entity, in: model)
 
         var request = selected.fetchRequest
-        request.sortDescriptors = try sortDescriptors(for: selected.entity, in: model)
+        request.sortDescriptors = try selected.sortKeys(sort)
         request.fetchLimit = limit ?? 0
         request.fetchOffset = offset ?? 0
         request.fetchBatchSize = Self.batchSize
@@ -89,18 +89,5 @@ struct QueryCommand: PredicateArgumentsCommand {
             try printer.print(try columns.map { try $0.value(of: object) })
         }
         try printer.finish()
-    }
-
-    /// The `--sort` list, checked against the entity.
-    private func sortDescriptors(for entity: Entity, in model: Model) throws -> [SortKey] {
-        guard let sort else { return [] }
-        do {
-            let descriptors = try SortKey.parse(sort)
-            for descriptor in descriptors { _ = try descriptor.checked(for: entity, in: model) }
-            return descriptors
-        } catch {
-            let text = error.code == .syntax ? error.description : error.message
-            throw CLIFailure(CLIFailure.status(of: error), "--sort: \(text)")
-        }
     }
 }

@@ -25,11 +25,7 @@ extension ObjectContext {
             guard let object = registry(for: id) else { continue }
             remove(object)
         }
-        if !changes.deleted.isEmpty {
-            for object in liveObjects {
-                object.relationships = object.relationships.map { $0.removing(changes.deleted) }
-            }
-        }
+        forgetLinks(to: changes.deleted)
         let registered = changes.updated.compactMap { registry(for: $0) }.filter { !$0.isFault }
         guard !registered.isEmpty else { return }
         let rows = Dictionary(try source.rows(for: registered.map(\.objectID)).map { ($0.objectID, $0) }, uniquingKeysWith: { a, _ in a })
@@ -114,6 +110,16 @@ extension ObjectContext {
         object.snapshot = row
         object.observeChangeOfEverything()
         object.awakeFromFetch()
+    }
+}
+
+extension ObjectContext {
+    /// Takes objects whose rows are gone out of the relationships of every object in memory.
+    func forgetLinks(to ids: Set<ObjectID>) {
+        guard !ids.isEmpty else { return }
+        for object in liveObjects {
+            object.relationships = object.relationships.map { $0.removing(ids) }
+        }
     }
 }
 

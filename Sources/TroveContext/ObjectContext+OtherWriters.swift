@@ -56,11 +56,7 @@ extension ObjectContext {
                 }
             }
         }
-        if !merged.deleted.isEmpty {
-            for object in liveObjects {
-                object.relationships = object.relationships.map { $0.removing(merged.deleted) }
-            }
-        }
+        forgetLinks(to: merged.deleted)
         return (merged, clashes)
     }
 
@@ -135,10 +131,7 @@ extension ObjectContext {
             related.append((i, try object.relatedObjects(atRelationship: i)))
         }
         remove(object)
-        let gone: Set = [object.objectID]
-        for other in liveObjects {
-            other.relationships = other.relationships.map { $0.removing(gone) }
-        }
+        forgetLinks(to: [object.objectID])
         for (i, objects) in related {
             if object.entity.relationships[i].isToMany {
                 try copy.setRelatedObjects(objects, atRelationship: i)
