@@ -54,9 +54,7 @@ struct ExportCommand: PredicateArgumentsCommand {
         request.sortDescriptors = try selected.sortKeys(sort)
         let context = try Container(store: selected.store).newBackgroundContext()
         let exporter = Exporter(context: context, options: ExportOptions(relationships: relationships.value, depth: depth))
-        var output = StandardOutput()
-        try exporter.export(request, format: format.value) { try output.write($0) }
-        try output.flush()
+        try exporter.export(request, format: format.value) { try FileHandle.standardOutput.write(contentsOf: $0) }
     }
 }
 

@@ -15,10 +15,37 @@ import TroveModel
 struct AttributeWriter {
     let type: AttributeType
     private let dates: DateReading
+    /// Whether dates are written in ISO 8601 (the case ``write(_:to:)`` writes without a `JSONValue`).
+    private let writesISO8601: Bool
 
     init(_ attribute: Attribute) {
         type = attribute.type
         dates = DateReading(attribute.dateFormat)
+        writesISO8601 = switch dates {
+        case .automatic, .iso8601: true
+        default: false
+        }
+    }
+
+    /// Appends the JSON text of `value` — the text of ``json(_:)``'s value — to `out`; the
+    /// common types are written without making a `JSONValue`.
+    func write(_ value: AttributeValue, to out: inout JSONBytes) {
+        switch value {
+        case .null: out.append(raw: "null".utf8)
+        case .string(let s): out.append(string: s)
+        case .integer(let i): out.append(integer: i)
+        case .boolean(let b): out.append(raw: (b ? "true" : "false").utf8)
+        case .double(let d) where d.isFinite && type != .float: out.append(raw: JSONValue.numberText(d).utf8)
+        case .date(let d) where writesISO8601:
+            out.append(ascii: "\"")
+            guard ISO8601Timestamp.append(d, minimumFractionDigits: 3, to: &out.bytes) else {
+                out.bytes.removeLast()
+                out.append(raw: "null".utf8)
+                return
+            }
+            out.append(ascii: "\"")
+        default: out.append(json(value))
+        }
     }
 
     /// The JSON for `value`, a value of this attribute.
@@ -49,7 +76,9 @@ extension DateReading {
     func json(_ date: Date) -> JSONValue {
         switch self {
         case .automatic, .iso8601:
-            return ISO8601Timestamp.string(from: date).map { .string(Self.withMilliseconds($0)) } ?? .null
+            var text: [UInt8] = []
+            guard ISO8601Timestamp.append(date, minimumFractionDigits: 3, to: &text) else { return .null }
+            return .string(String(decoding: text, as: UTF8.self))
         case .epochSeconds:
             return .number(Self.epochSeconds(date))
         case .epochMilliseconds:
@@ -59,15 +88,6 @@ extension DateReading {
         case .pattern(let parser):
             return .string(parser.string(from: date))
         }
-    }
-
-    /// `2011-07-23T22:30:40Z` → `2011-07-23T22:30:40.000Z`, `…40.5Z` → `…40.500Z`: at least
-    /// three fractional digits, every digit the date needs kept.
-    private static func withMilliseconds(_ timestamp: String) -> String {
-        let body = timestamp.dropLast()  // "Z"
-        guard let dot = body.lastIndex(of: ".") else { return body + ".000Z" }
-        let digits = body[body.index(after: dot)...].count
-        return body + String(repeating: "0", count: max(0, 3 - digits)) + "Z"
     }
 
     /// Seconds since 1970 as the epoch reader adds them back: whole seconds, then the fraction

@@ -32,6 +32,8 @@ public final class Exporter {
     private lazy var mappings = MappingCache(model: context.model, transformers: options.transformers)
     /// Each entity's attribute writers, by attribute position.
     private var writers: [String: [AttributeWriter]] = [:]
+    /// Each entity's record shapes, by what they depend on (`nil`: its key paths overlap).
+    private var shapes: [ShapeKey: RecordShape?] = [:]
 
     /// An exporter reading objects in `context`.
     public init(context: ObjectContext, options: ExportOptions = ExportOptions()) {
@@ -46,17 +48,18 @@ public final class Exporter {
         return try record(of: object, level: 0, skipping: nil)
     }
 
-    /// Writes the records of the objects `request` selects, in its order, as JSON text in
-    /// pieces handed to `write` (a piece ends with a record, or closes the array).
+    /// Writes the records of the objects `request` selects, in its order, as UTF-8 JSON text in
+    /// pieces handed to `output` (each about 64 KiB, ending with a record or the array's end).
     ///
     /// `.json` writes one array with a record per line; `.ndjson` a record per line. The
     /// request's batch size is ``ExportOptions/batchSize`` when it has none, and the
-    /// relationships the records need are prefetched with each batch.
+    /// relationships the records need are prefetched with each batch. A piece is handed over
+    /// only for the call: `output` copies what it keeps.
     /// - Returns: how many records were written.
     /// - Throws: ``ExportError`` for an unknown entity or options out of range (before
-    ///   anything is written); the store's error if reading fails; what `write` throws.
+    ///   anything is written); the store's error if reading fails; what `output` throws.
     @discardableResult
-    public func export(_ request: FetchRequest, format: ExportFormat, to write: (String) throws -> Void) throws -> Int {
+    public func export(_ request: FetchRequest, format: ExportFormat, to output: ([UInt8]) throws -> Void) throws -> Int {
         try options.validate()
         guard let entity = context.model.entity(named: request.entityName) else {
             throw ExportError(.unknownEntity, "cannot export '\(request.entityName)': the model has no such entity; entities: \(context.model.entities.map(\.name).joined(separator: ", "))")
@@ -64,29 +67,137 @@ public final class Exporter {
         var request = request
         if request.fetchBatchSize == 0 { request.fetchBatchSize = options.batchSize }
         if request.relationshipKeyPathsForPrefetching.isEmpty { request.relationshipKeyPathsForPrefetching = try prefetchPaths(for: entity) }
+        var out = JSONBytes(capacity: Self.pieceSize + Self.pieceSize / 4)
         var count = 0
         for object in try context.fetch(request) {
-            let text = try record(of: object, level: 0, skipping: nil).serialized()
-            switch format {
-            case .json: try write((count == 0 ? "[\n" : ",\n") + text)
-            case .ndjson: try write(text + "\n")
-            }
+            if format == .json { out.append(raw: (count == 0 ? "[\n" : ",\n").utf8) }
+            try write(object, level: 0, skipping: nil, to: &out)
+            if format == .ndjson { out.append(ascii: "\n") }
             count += 1
+            if out.bytes.count >= Self.pieceSize {
+                try output(out.bytes)
+                out.bytes.removeAll(keepingCapacity: true)
+            }
         }
-        if format == .json { try write(count == 0 ? "[]\n" : "\n]\n") }
+        if format == .json { out.append(raw: (count == 0 ? "[]\n" : "\n]\n").utf8) }
+        if !out.bytes.isEmpty { try output(out.bytes) }
         return count
     }
+
+    /// The size a piece of ``export(_:format:to:)``'s text reaches before it is handed over.
+    static let pieceSize = 1 << 16
 
     /// The records of the objects `request` selects, as JSON text in one piece of memory;
     /// ``export(_:format:to:)`` streams them instead.
     /// - Throws: as ``export(_:format:to:)``.
     public func exportJSON(_ request: FetchRequest, format: ExportFormat = .json) throws -> Data {
         var data = Data()
-        try export(request, format: format) { data.append(contentsOf: $0.utf8) }
+        try export(request, format: format) { data.append(contentsOf: $0) }
         return data
     }
 
-    // MARK: Records
+    // MARK: Writing records
+
+    /// Appends the record of `object` at nesting `level` without the relationship `skipped`:
+    /// the text of ``record(of:level:skipping:)``'s value, written from the entity's
+    /// ``RecordShape`` (or from that value, for an entity whose key paths overlap).
+    private func write(_ object: ManagedObject, level: Int, skipping skipped: String?, to out: inout JSONBytes) throws {
+        let nests = options.relationships == .nested && level < options.depth
+        guard let shape = try shape(of: object.entity, skipping: skipped) else {
+            out.append(try record(of: object, level: level, skipping: skipped))
+            return
+        }
+        out.append(ascii: "{")
+        _ = try write(shape.members, of: object, writers: writers(for: object.entity), nests: nests, level: level, to: &out)
+        out.append(ascii: "}")
+    }
+
+    /// Appends `members` of `object`'s record, separated by commas; returns how many were
+    /// written (a relationship or a key path's object may be left out).
+    private func write(_ members: [RecordShape.Member], of object: ManagedObject, writers: [AttributeWriter],
+                       nests: Bool, level: Int, to out: inout JSONBytes) throws -> Int {
+        var written = 0
+        for member in members {
+            let start = out.bytes.count
+            if written > 0 { out.append(ascii: ",") }
+            out.append(raw: member.key)
+            let wrote: Bool
+            switch member.content {
+            case .attribute(let index, let name):
+                writers[index].write(try object.value(forKey: name), to: &out)
+                wrote = true
+            case .relationship(let relationship):
+                wrote = try write(relationship, of: object, nested: nests, level: level, to: &out)
+            case .object(let inner):
+                out.append(ascii: "{")
+                wrote = try write(inner, of: object, writers: writers, nests: nests, level: level, to: &out) > 0
+                out.append(ascii: "}")
+            }
+            if wrote { written += 1 } else { out.bytes.removeSubrange(start...) }
+        }
+        return written
+    }
+
+    /// Appends a relationship's value, as ``value(of:in:nested:level:)`` makes it; returns
+    /// `false` (what it appended to be taken back) where that gives `nil`.
+    private func write(_ relationship: EntityMapping.RelationshipMapping, of object: ManagedObject, nested: Bool,
+                       level: Int, to out: inout JSONBytes) throws -> Bool {
+        let name = relationship.relationship.name
+        guard nested || relationship.referenceKey != nil || !relationship.destination.uniqueBy.isEmpty else { return false }
+        let item = { (target: ManagedObject, out: inout JSONBytes) throws -> Bool in
+            if nested {
+                try self.write(target, level: level + 1, skipping: relationship.relationship.inverse, to: &out)
+                return true
+            }
+            return try self.writeKey(of: target, through: relationship, to: &out)
+        }
+        guard relationship.relationship.isToMany else {
+            guard let target = try object.relatedObject(forKey: name) else {
+                out.append(raw: "null".utf8)
+                return true
+            }
+            return try item(target, &out)
+        }
+        out.append(ascii: "[")
+        for (index, target) in try object.relatedObjects(forKey: name).enumerated() {
+            if index > 0 { out.append(ascii: ",") }
+            guard try item(target, &out) else { return false }
+        }
+        out.append(ascii: "]")
+        return true
+    }
+
+    /// Appends how the import names `target` through `relationship`, as ``key(of:through:)``
+    /// makes it; returns `false` where that gives `nil`.
+    private func writeKey(of target: ManagedObject, through relationship: EntityMapping.RelationshipMapping, to out: inout JSONBytes) throws -> Bool {
+        guard let reference = relationship.referenceKey else {
+            guard let key = try key(of: target, through: relationship) else { return false }
+            out.append(key)
+            return true
+        }
+        let value = try target.value(forKey: relationship.destination.attributes[reference.index].name)
+        guard !value.isNull else { return false }
+        writers(for: relationship.destination)[reference.index].write(value, to: &out)
+        return true
+    }
+
+    /// The shape of `entity`'s records without the relationship `skipped`, made once; `nil`
+    /// when its key paths overlap.
+    private func shape(of entity: Entity, skipping skipped: String?) throws -> RecordShape? {
+        let key = ShapeKey(entity: entity.name, skipped: skipped)
+        if let shape = shapes[key] { return shape }
+        let shape = RecordShape(try mappings.mapping(for: entity), withRelationships: options.relationships != .none, skipping: skipped)
+        shapes[key] = shape
+        return shape
+    }
+
+    /// What a record's shape depends on.
+    private struct ShapeKey: Hashable {
+        let entity: String
+        let skipped: String?
+    }
+
+    // MARK: Records as values
 
     /// The record of `object` at nesting `level` (0 for a top-level record), without the
     /// relationship named `skipped` (the way back to the record it is nested in, which says it).

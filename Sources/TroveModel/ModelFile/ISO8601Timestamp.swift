@@ -57,23 +57,50 @@ public enum ISO8601Timestamp {
 
     /// `date` in UTC with the fractional digits it needs, or `nil` for a date that is not finite.
     public static func string(from date: Date) -> String? {
+        var bytes: [UInt8] = []
+        guard append(date, to: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 text of ``string(from:)`` to `bytes`, with at least
+    /// `minimumFractionDigits` fractional digits (zeros added: `…:40.000Z` for 3); returns
+    /// `false`, appending nothing, for a date that is not finite.
+    ///
+    /// Writers that put many dates into one buffer call this to build no `String` per date.
+    @discardableResult
+    public static func append(_ date: Date, minimumFractionDigits: Int = 0, to bytes: inout [UInt8]) -> Bool {
         let interval = date.timeIntervalSinceReferenceDate
-        guard interval.isFinite, abs(interval) < 1e14 else { return nil }
+        guard interval.isFinite, abs(interval) < 1e14 else { return false }
         let whole = interval.rounded(.down)
         let seconds = Int64(whole) + referenceDateOffset
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        let yearText = (year < 0 ? "-" : "") + pad(abs(year), 4)
-        var text = "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3_600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-        text += fractionText(interval - whole, whole: whole, interval: interval)
-        return text + "Z"
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(abs(year), minimumWidth: 4, to: &bytes)
+        func field(_ separator: Unicode.Scalar, _ value: Int64) {
+            bytes.append(UInt8(ascii: separator))
+            appendDigits(value, minimumWidth: 2, to: &bytes)
+        }
+        field("-", month)
+        field("-", day)
+        field("T", secondOfDay / 3_600)
+        field(":", secondOfDay / 60 % 60)
+        field(":", secondOfDay % 60)
+        var digits = fractionDigits(interval - whole, whole: whole, interval: interval)
+        if digits.count < minimumFractionDigits { digits += repeatElement(UInt8(ascii: "0"), count: minimumFractionDigits - digits.count) }
+        if !digits.isEmpty {
+            bytes.append(UInt8(ascii: "."))
+            bytes += digits
+        }
+        bytes.append(UInt8(ascii: "Z"))
+        return true
     }
 
-    /// ".25" for a fraction of 0.25 — the fewest digits that add back to `interval` — or "".
-    private static func fractionText(_ fraction: Double, whole: Double, interval: Double) -> String {
-        guard fraction > 0 else { return "" }
+    /// The digits after the point of a fraction of 0.25, "25" — the fewest that add back to
+    /// `interval` — or none.
+    private static func fractionDigits(_ fraction: Double, whole: Double, interval: Double) -> [UInt8] {
+        guard fraction > 0 else { return [] }
         var scale: Double = 1
         var digits = ""
         for count in 1...17 {
@@ -84,7 +111,22 @@ public enum ISO8601Timestamp {
             if let value = Double("0." + digits), whole + value == interval { break }
         }
         while digits.hasSuffix("0") { digits.removeLast() }
-        return digits.isEmpty ? "" : "." + digits
+        return Array(digits.utf8)
+    }
+
+    /// Appends the digits of `value` (not negative), with zeros before them up to `minimumWidth`.
+    private static func appendDigits(_ value: Int64, minimumWidth: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        var width = 1
+        while divisor <= value / 10 {
+            divisor *= 10
+            width += 1
+        }
+        if width < minimumWidth { bytes += repeatElement(UInt8(ascii: "0"), count: minimumWidth - width) }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+            divisor /= 10
+        }
     }
 
     // MARK: Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
