@@ -329,7 +329,9 @@ extension SQLiteStore {
             (owner, from, order) = ("\"d\".\(quoted(column))", "\(quoted(table)) AS \"d\"", "\"d\".\"_pk\"")
         case .joinTable(let name, let sourceIsFirst):
             let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
-            let ordered = schema.joinTables.first { $0.name == name }?.isOrdered == true
+            // The join table holds its source side's order only: the other side (unordered, or
+            // the second of two ordered sides) reads in stored order, as an unordered to-many does.
+            let ordered = sourceIsFirst && schema.joinTables.first { $0.name == name }?.isOrdered == true
             (owner, from, order) = ("\"j\".\(quoted(mine))",
                 "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
                 ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")

@@ -52,7 +52,8 @@ enum ExportRoundTrip {
 
     /// Every object of the store as a line of text, sorted: its entity, its attributes' values
     /// (exactly: doubles and dates by their bits), and for each relationship the objects it
-    /// reaches as their lines' keys (in order for ordered relationships, sorted otherwise).
+    /// reaches as their lines' keys (in order for ordered relationships that keep their order,
+    /// sorted otherwise).
     static func contents(of container: Container) throws -> [String] {
         let context = container.newBackgroundContext()
         var lines: [String] = []
@@ -65,7 +66,7 @@ enum ExportRoundTrip {
                 for relationship in entity.relationships {
                     if relationship.isToMany {
                         var targets = try object.relatedObjects(forKey: relationship.name).map(identity)
-                        if !relationship.isOrdered { targets.sort() }
+                        if !keepsOrder(relationship, of: entity, in: container.model) { targets.sort() }
                         line += " \(relationship.name)=[\(targets.joined(separator: ","))]"
                     } else {
                         line += " \(relationship.name)=" + (try object.relatedObject(forKey: relationship.name).map(identity) ?? "-")
@@ -75,6 +76,19 @@ enum ExportRoundTrip {
             }
         }
         return lines.sorted()
+    }
+
+    /// Whether the store keeps the order of `relationship`: it is ordered, and of a many-to-many
+    /// ordered on both sides, it is the side whose `Entity.relationship` (its declaring entity's
+    /// name) sorts first — the join table holds one order (see Exporting.md).
+    static func keepsOrder(_ relationship: Relationship, of entity: Entity, in model: Model) -> Bool {
+        guard relationship.isOrdered else { return false }
+        guard let inverseName = relationship.inverse,
+              let inverse = model.entity(named: relationship.destination)?.relationship(named: inverseName),
+              inverse.isToMany, inverse.isOrdered else { return true }
+        var declaring = entity
+        while let parent = declaring.parent.flatMap(model.entity(named:)), parent.relationship(named: relationship.name) != nil { declaring = parent }
+        return "\(declaring.name).\(relationship.name)" <= "\(relationship.destination).\(inverseName)"
     }
 
     /// An object named by its first unique key's values (or all its attributes' when it has none).
