@@ -58,7 +58,8 @@ let package = Package(
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(
             name: "TroveContextTests",
-            dependencies: ["TroveContext", "TroveTesting", "TroveCLI", "PhotosClasses", "GraphClasses", "MediaClasses"],
+            dependencies: ["TroveContext", "TroveTesting", "TroveCLI", "PhotosClasses", "GraphClasses", "MediaClasses",
+                           .product(name: "PropertyBased", package: "swift-property-based")],
             swiftSettings: sharedSettings),
         // Resources: JSONTestSuite's test_parsing cases (y_ must parse, n_ must fail, i_ either),
         // run through the JSON parser and the importer.

@@ -3,16 +3,17 @@ import Foundation
 import Trove
 
 /// `trove delete STORE ENTITY --where PREDICATE`: deletes the objects a predicate selects,
-/// applying delete rules, in one save.
+/// applying delete rules, as one batch delete (SQL, without loading the objects).
 struct DeleteCommand: PredicateArgumentsCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete the objects of an entity that match a predicate.",
         discussion: """
-            Applies each relationship's delete rule (cascade deletes related objects too, deny \
-            stops the delete while related objects remain) and saves once: all or nothing. \
-            Prints how many objects were deleted on stderr. --where is required; \
-            --where TRUEPREDICATE deletes every object of the entity.
+            Runs as one batch delete in the store, without loading the objects, all or nothing. \
+            Each relationship's delete rule applies: cascade deletes related objects too \
+            (recursively), nullify unlinks them, deny stops the whole delete while a related \
+            object would remain (exit 2, naming it). Prints how many objects were deleted on \
+            stderr. --where is required; --where TRUEPREDICATE deletes every object of the entity.
             """)
 
     @OptionGroup var store: StoreArgument
@@ -35,27 +36,32 @@ struct DeleteCommand: PredicateArgumentsCommand {
     func run() throws {
         let selected = try Selection(store: store, readOnly: false, entityName: entity, predicate: predicate, arguments: predicateArguments)
         let context = try Container(store: selected.store).newBackgroundContext()
-        let matches = Array(try context.fetch(selected.fetchRequest))
-        for object in matches { try context.delete(object) }
-        let reached = context.deletedObjects.count
-        let summary = Self.summary(matched: matches.count, of: selected.entity.name, reached: reached)
-
-        guard !dryRun else {
-            let matched = Set(matches.map(\.objectID))
-            let others = context.deletedObjects.map(\.objectID).filter { !matched.contains($0) }
-                .sorted { ($0.entityName, $0.primaryKey ?? 0) < ($1.entityName, $1.primaryKey ?? 0) }
-            let lines = (matches.map(\.objectID) + others).map { "\($0)\n" }.joined()
-            FileHandle.standardOutput.write(Data(lines.utf8))
-            try Self.checkDenyRules(of: context.deletedObjects)
-            FileHandle.standardError.write(Data("would delete \(summary) (dry run: nothing deleted)\n".utf8))
-            return
-        }
+        guard !dryRun else { return try preview(selected, in: context) }
+        let request = BatchDeleteRequest(entityName: selected.fetchRequest.entityName, predicate: selected.fetchRequest.predicate,
+                                         includesSubentities: selected.fetchRequest.includesSubentities)
+        let result: BatchResult
         do {
-            try context.save()
+            result = try context.execute(request)
         } catch let error as TroveContext.ValidationError {
             throw CLIFailure(.badInput, "\(error.description)\nnothing was deleted")
         }
+        let summary = Self.summary(matched: result.count, of: selected.entity.name, reached: result.count + result.cascadedObjectIDs.count)
         FileHandle.standardError.write(Data("deleted \(summary)\n".utf8))
+    }
+
+    /// `--dry-run`: the objects the delete would remove, found by deleting them in a context
+    /// that is never saved.
+    private func preview(_ selected: Selection, in context: ObjectContext) throws {
+        let matches = Array(try context.fetch(selected.fetchRequest))
+        for object in matches { try context.delete(object) }
+        let summary = Self.summary(matched: matches.count, of: selected.entity.name, reached: context.deletedObjects.count)
+        let matched = Set(matches.map(\.objectID))
+        let others = context.deletedObjects.map(\.objectID).filter { !matched.contains($0) }
+            .sorted { ($0.entityName, $0.primaryKey ?? 0) < ($1.entityName, $1.primaryKey ?? 0) }
+        let lines = (matches.map(\.objectID) + others).map { "\($0)\n" }.joined()
+        FileHandle.standardOutput.write(Data(lines.utf8))
+        try Self.checkDenyRules(of: context.deletedObjects)
+        FileHandle.standardError.write(Data("would delete \(summary) (dry run: nothing deleted)\n".utf8))
     }
 
     /// "2 Photographer objects and 3 related objects by delete rules".

@@ -7,7 +7,7 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case unknownEntity, abstractEntity, unknownKey, typeMismatch, objectDeleted, notInContext, objectNotFound
-            case readOnly, editingDisabled
+            case readOnly, editingDisabled, notOnStore
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -31,6 +31,9 @@ public struct ObjectError: Error, Sendable, CustomStringConvertible {
         /// The context takes no change for now: its document is saving or reverting. Make the
         /// change when the document's state no longer contains `editingDisabled`.
         public static let editingDisabled = Code(.editingDisabled)
+        /// The operation writes to the store, and the context is a child context, which reads
+        /// and saves through its parent: run it in a context on the store.
+        public static let notOnStore = Code(.notOnStore)
 
         public var description: String { base.rawValue }
     }

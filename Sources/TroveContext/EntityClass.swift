@@ -25,6 +25,18 @@ public protocol EntityClass: ManagedObject {
     /// (`\Photo.title`, `\Photo.whoTook?.name`) stands for, or `nil`: how typed predicates and
     /// sort descriptors find their keys.
     static func modelKeyPath(for keyPath: AnyKeyPath) -> String?
+    /// Whether batch requests on the entity must go through objects (default `false`): return
+    /// `true` from a class that overrides ``ManagedObject/prepareForDeletion()``,
+    /// ``ManagedObject/validateForDelete()``, ``ManagedObject/willSave()`` or
+    /// ``ManagedObject/validateForUpdate()``, so that a batch delete or update of its objects
+    /// fetches them and runs that code (Trove cannot see an override by itself). Without it, a
+    /// batch request runs as SQL and skips the class's code, as Core Data's batch requests do.
+    static var needsObjectsInBatchRequests: Bool { get }
+}
+
+extension EntityClass {
+    /// `false`: batch requests run as SQL (see the requirement).
+    public static var needsObjectsInBatchRequests: Bool { false }
 }
 
 /// What a context hands a ``ManagedObject`` initialiser: only a context makes objects.

@@ -45,13 +45,22 @@ extension ObjectContext {
         return try !fetchObjectIDs(request).isEmpty
     }
 
-    /// Deletes every object of `entityName` that matches (applying delete rules) and returns
-    /// how many; the deletes are saved with the context's next ``save()``.
+    /// Deletes every object of `entityName` that matches, with what its delete rules reach, in
+    /// the store at once, and returns how many matched: a ``BatchDeleteRequest`` (see
+    /// ``execute(_:)-(BatchDeleteRequest)``), which loads no object unless hooks need them.
     @discardableResult
     public func deleteAll(_ entityName: String, where format: String? = nil, _ arguments: any PredicateArgument...) throws -> Int {
-        let objects = try fetch(request(entityName, format, arguments, nil))
-        for object in objects { try delete(object) }
-        return objects.count
+        try execute(BatchDeleteRequest(entityName: entityName, predicate: format.map { try ObjectPredicate(format: $0, arguments: arguments) })).count
+    }
+
+    /// Sets `values` (by attribute name) in every object of `entityName` that matches, in the
+    /// store at once, and returns how many changed: a ``BatchUpdateRequest`` (see
+    /// ``execute(_:)-(BatchUpdateRequest)``).
+    @discardableResult
+    public func updateAll(_ entityName: String, where format: String? = nil, _ arguments: any PredicateArgument...,
+                          set values: [String: AttributeValue]) throws -> Int {
+        try execute(BatchUpdateRequest(entityName: entityName, predicate: format.map { try ObjectPredicate(format: $0, arguments: arguments) },
+                                       values: values)).count
     }
 
     func request(_ entityName: String, _ format: String?, _ arguments: [any PredicateArgument], _ sort: String?) throws -> FetchRequest {

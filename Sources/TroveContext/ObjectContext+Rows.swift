@@ -39,17 +39,9 @@ extension ObjectContext {
     ///   is written); ``StoreError`` when the store fails.
     package func saveRows(_ rows: ChangeSet, announcing changes: ObjectChanges) throws -> SaveResult {
         let result = try source.save(rows)
-        if seenToken != nil, seenToken == result.changeTokenBefore { seenToken = result.changeTokenAfter }
         var saved = changes
         saved.inserted = Set(result.permanentIDs.values)
-        // Objects or rows read ahead that the rows changed take the stored values.
-        if registrySize > 0 || !rowCache.isEmpty { try mergeChanges(from: saved) }
-        if !saved.isEmpty {
-            let event = ContextEvent(context: identifier, changes: saved, tokens: result)
-            didSave.send(event)
-            Self.post(Self.didSaveNotification, event)
-            onSave?(event)
-        }
+        try announceStoreWrite(saved, tokens: result)
         return result
     }
 }

@@ -148,10 +148,7 @@ extension ObjectContext {
             object.didSave()
         }
         tellFollowers(.saved)
-        let event = ContextEvent(context: identifier, changes: saved, tokens: result)
-        didSave.send(event)
-        Self.post(Self.didSaveNotification, event)
-        onSave?(event)
+        announceSave(ContextEvent(context: identifier, changes: saved, tokens: result))
     }
 
     /// Sets a value of the store's metadata, written by the next ``save()`` in the same

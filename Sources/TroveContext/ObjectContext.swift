@@ -53,6 +53,10 @@ public final class ObjectContext {
     public let objectsDidChange = ContextEvents()
     /// Called after each save of this context (the container's streams and merging).
     let onSave: (@Sendable (ContextEvent) -> Void)?
+    /// Whether saves are posted as ``didSaveNotification`` and handed to ``onSave``, not only
+    /// sent on ``didSave``: `false` for the context a batch request falls back to, whose save
+    /// the requesting context announces as its own.
+    var announcesSaves = true
     /// Where the context reads rows and saves: its store, or its parent context.
     let source: any RowSource
     /// The requests this context checked, by shape: a fetch of a shape seen before only coerces

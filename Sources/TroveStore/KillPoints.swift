@@ -9,9 +9,9 @@ import TroveModel
 /// arrival), read once when the process first reaches a point. Without it, reaching a point costs
 /// one load of a constant.
 package enum KillPoint: String, CaseIterable, Sendable {
-    /// In a save's transaction, every row written, before `COMMIT`.
+    /// In a save's (or batch request's) transaction, every row written, before `COMMIT`.
     case saveBeforeCommit = "save.before-commit"
-    /// Just after a save's `COMMIT` returned, before the caller learns of it.
+    /// Just after a save's (or batch request's) `COMMIT` returned, before the caller learns of it.
     case saveAfterCommit = "save.after-commit"
     /// In a migration's transaction, before each of its statements (its N-th arrival is just
     /// before the N-th statement runs).

@@ -53,6 +53,21 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Returns: the permanent IDs of inserted rows and the new version of every written row.
     func save(_ changes: ChangeSet) throws -> SaveResult
 
+    /// Deletes the rows a query selects (its window ignored) and those their `cascade`
+    /// relationships reach, in one transaction, without reading them: `deny` rules are checked
+    /// first, rows a `nullify` rule unlinks get a new version (when they hold the link), and
+    /// links to the deleted rows are removed. All of it or, on any error, nothing.
+    /// - Throws: ``DeniedDeleteError`` when a `deny` rule refuses (nothing is deleted);
+    ///   ``StoreError`` when the store fails.
+    func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult
+
+    /// Sets the attributes at the positions of `values` (of the query's entity, already checked
+    /// against their types and rules) in every row the query selects (its window ignored) that
+    /// holds other values, raising those rows' versions, in one transaction.
+    /// - Throws: ``StoreError`` `.constraintViolation` when the new values break a unique key
+    ///   (nothing is written); ``StoreError`` when the store fails.
+    func batchUpdate(_ query: StoreQuery, values: [Int: AttributeValue]) throws -> BatchWriteResult
+
     /// The store's free key/value metadata (keys of Trove's own start with `trove.`).
     func metadata() throws -> [String: String]
 

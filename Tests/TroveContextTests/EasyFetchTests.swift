@@ -39,11 +39,11 @@ import TroveTesting
         #expect(try !context.exists("Photo", where: "views > %d", 1000))
     }
 
-    @Test func deleteAllMatchingAppliesAtTheNextSave() throws {
+    @Test func deleteAllMatchingIsWrittenAtOnce() throws {
         #expect(try context.deleteAll("Photo", where: "views < %d", 150) == 2)
-        #expect(try context.fetchCount("Photo") == 2, "a fetch sees the unsaved deletes")
-        try context.save()
-        #expect(try context.store.count(of: "Photo") == 2)
+        #expect(try context.store.count(of: "Photo") == 2, "a batch delete: no save needed")
+        #expect(try context.fetchCount("Photo") == 2)
+        #expect(!context.hasChanges)
     }
 
     @Test func badInputIsAnErrorWithItsPlace() throws {

@@ -20,7 +20,7 @@ protocol Scenario {
 
 /// The scenarios `trove-bench` knows, in the order `Benchmarks/run` runs them.
 enum Scenarios {
-    static var all: [any Scenario.Type] { [InsertScenario.self, FetchScenario.self, IterateScenario.self, ImportScenario.self, LiveScenario.self] }
+    static var all: [any Scenario.Type] { [InsertScenario.self, FetchScenario.self, IterateScenario.self, ImportScenario.self, LiveScenario.self, BatchScenario.self] }
 
     static func named(_ name: String) -> (any Scenario.Type)? {
         all.first { $0.name == name }

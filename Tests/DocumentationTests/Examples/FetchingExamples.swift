@@ -28,9 +28,26 @@ import Trove
         #expect(first === graph.ann)
         #expect(count == 1)
         #expect(any)
-        #expect(graph.other.isDeleted)
+        #expect(graph.other.isRemoved, "deleted in the store at once")
         #expect(Array(results) == [graph.photo])
         #expect(try Array(context.fetch(request, as: Photo.self)) == [graph.photo])
+    }
+
+    @Test func batchRequests() throws {
+        let graph = try SmallGraph()
+        let context = graph.context
+
+        let gone = try context.execute(BatchDeleteRequest(entityName: Photo.entityName, where: "views == %d", 0))
+        print(gone.count, gone.objectIDs, gone.cascadedObjectIDs)
+
+        var request = try BatchUpdateRequest(Photo.self, where: #Predicate { $0.views > 100 })
+        request.values = ["title": "Popular"]
+        let renamed = try context.execute(request)
+        let cleared = try context.updateAll(Photo.entityName, where: "title == %@", "Popular", set: ["title": nil])
+
+        #expect(gone.objectIDs == [graph.other.objectID] && graph.other.isRemoved)
+        #expect(renamed.objectIDs == [graph.photo.objectID] && !renamed.usedObjects)
+        #expect(cleared == 1 && graph.photo.title == nil)
     }
 
     @Test func aMalformedPredicateSaysWhere() throws {
