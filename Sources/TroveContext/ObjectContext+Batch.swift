@@ -52,13 +52,14 @@ extension ObjectContext {
                 objectID: denied.objectID, key: denied.relationship, rule: .deny,
                 message: "cannot delete: \(denied.relationship) still holds \(denied.blocking) and its delete rule is deny; remove them first, or narrow the predicate")])
         }
+        let (matched, cascaded, nullified) = (written.matched.allIDs, written.cascaded.allIDs, written.nullified.allIDs)
         var changes = ObjectChanges()
-        changes.deleted = Set(written.matched).union(written.cascaded)
-        changes.updated = Set(written.nullified)
+        changes.deleted = Set(matched)
+        changes.deleted.formUnion(cascaded)
+        changes.updated = Set(nullified)
         try announceStoreWrite(changes, tokens: SaveResult(permanentIDs: [:], versions: [:], changeTokenBefore: written.changeTokenBefore,
                                                            changeTokenAfter: written.changeTokenAfter))
-        return BatchResult(objectIDs: Array(written.matched), cascadedObjectIDs: Array(written.cascaded),
-                           nullifiedObjectIDs: Array(written.nullified), usedObjects: false)
+        return BatchResult(objectIDs: matched, cascadedObjectIDs: cascaded, nullifiedObjectIDs: nullified, usedObjects: false)
     }
 
     /// Sets the request's values in every object it selects that holds other values, in the
@@ -96,14 +97,15 @@ extension ObjectContext {
             throw ValidationError(failures: [failure])
         }
         let written = try store.batchUpdate(query, values: values)
+        let matched = written.matched.allIDs
         var changes = ObjectChanges()
-        changes.updated = Set(written.matched)
+        changes.updated = Set(matched)
         let keys = Set(values.keys.map { query.entity.attributes[$0].name })
-        changes.changedKeys.reserveCapacity(changes.updated.count)
-        for id in changes.updated { changes.changedKeys[id] = keys }
+        changes.changedKeys.reserveCapacity(matched.count)
+        for id in matched { changes.changedKeys[id] = keys }
         try announceStoreWrite(changes, tokens: SaveResult(permanentIDs: [:], versions: [:], changeTokenBefore: written.changeTokenBefore,
                                                            changeTokenAfter: written.changeTokenAfter))
-        return BatchResult(objectIDs: Array(written.matched), cascadedObjectIDs: [], nullifiedObjectIDs: [], usedObjects: false)
+        return BatchResult(objectIDs: matched, cascadedObjectIDs: [], nullifiedObjectIDs: [], usedObjects: false)
     }
 
     // MARK: Announcing
@@ -238,10 +240,11 @@ extension ObjectContext {
 
 /// What a batch request did: the objects it deleted or updated, and what delete rules did.
 public struct BatchResult: Sendable, Hashable {
-    /// The objects the request selected and deleted or updated, by entity and primary key (an
+    /// The objects the request selected and deleted or updated, in no particular order (an
     /// update leaves out those that already held the new values).
     public let objectIDs: [ObjectID]
-    /// The objects a `cascade` rule deleted with them (empty for an update).
+    /// The objects a `cascade` rule deleted with them, by entity and primary key (empty for an
+    /// update).
     public let cascadedObjectIDs: [ObjectID]
     /// The objects not deleted from whose relationships a `nullify` rule removed deleted ones,
     /// and whose row version was raised.

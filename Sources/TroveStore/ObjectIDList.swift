@@ -62,6 +62,9 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
         return ids
     }
 
+    /// Every ID, in order (cheaper than one subscript per ID).
+    package var allIDs: [ObjectID] { ids(in: 0..<count) }
+
     /// The entity of the ID at `position`.
     public func entity(at position: Int) -> Entity {
         entities[kinds.isEmpty ? 0 : Int(kinds[position])]

@@ -13,8 +13,80 @@ public import TroveModel
 extension SQLiteStore {
     public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
         try batchWrite("deleting \(query.entity.name) objects in a batch") { db in
+            guard try deleteRulesNeedRows(query) else { return try deleteDirectly(query, in: db) }
             var batch = BatchDelete(store: self, db: db)
             return try batch.run(query)
+        }
+    }
+
+    /// Whether a delete rule of the entities whose rows `query` may select needs the rows to
+    /// delete gathered first: a `cascade` or `deny` rule, or a `nullify` rule that raises
+    /// versions on the other side (see ``nullifyRaisesVersions(_:)``).
+    private func deleteRulesNeedRows(_ query: StoreQuery) throws -> Bool {
+        let entities = [query.entity] + (query.includesSubentities ? query.entity.subentityNames.compactMap { model.entity(named: $0) } : [])
+        for entity in entities {
+            for relationship in entity.relationships {
+                switch relationship.deleteRule {
+                case .cascade, .deny: return true
+                case .nullify: if try nullifyRaisesVersions(relationship) { return true }
+                case .noAction: continue
+                }
+            }
+        }
+        return false
+    }
+
+    /// Whether emptying `relationship` (a `nullify` rule) changes the rows on the other side, as
+    /// a save through objects writes them: when the inverse link is kept in those rows' own
+    /// foreign-key column, or in join rows they own.
+    fileprivate func nullifyRaisesVersions(_ relationship: Relationship) throws -> Bool {
+        guard let inverseName = relationship.inverse, let destination = model.entity(named: relationship.destination) else { return false }
+        switch try schema.storage(of: inverseName, in: destination) {
+        case .foreignKey, .joinTable(_, true): return true
+        case .inverseForeignKey, .joinTable(_, false): return false
+        }
+    }
+
+    /// `DELETE … RETURNING` of the matched rows, in one statement: for rows whose delete rules
+    /// need nothing but the schema's foreign-key actions.
+    private func deleteDirectly(_ query: StoreQuery, in db: Database) throws -> BatchWriteResult {
+        let layout = try schema.layout(of: query.entity.name)
+        let (condition, arguments) = try matching(query, layout: layout)
+        var result = BatchWriteResult(entity: layout.entity)
+        try RawStatement.with(db, sql: "DELETE FROM \(quoted(layout.table)) AS \"t\" WHERE \(condition) RETURNING \(returning(layout))") { statement in
+            try statement.bind(arguments)
+            try readIDs(from: statement, of: layout, into: &result.matched)
+        }
+        return result
+    }
+
+    /// The condition selecting the rows of `query` in a statement on its table as `t` (its own
+    /// condition, or `_pk IN` the fetch's when its key paths need joins), and its arguments.
+    private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout) throws -> (String, [AttributeValue]) {
+        var compiler = QueryCompiler(schema: schema, model: model)
+        if let condition = try compiler.conditions(for: query.unbounded) { return (condition, compiler.arguments) }
+        compiler = QueryCompiler(schema: schema, model: model)
+        let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
+        return ("\"t\".\"_pk\" IN (\(selection))", compiler.arguments)
+    }
+
+    /// The `RETURNING` list of a row's identity: `_pk`, and `_entity` in a shared table.
+    private func returning(_ layout: StoreSchema.EntityLayout) -> String {
+        layout.hasEntityColumn ? "\"_pk\", \"_entity\"" : "\"_pk\""
+    }
+
+    /// Adds the IDs of the rows `statement` returns (as ``returning(_:)`` lists them) to `ids`.
+    private func readIDs(from statement: RawStatement, of layout: StoreSchema.EntityLayout, into ids: inout ObjectIDList) throws {
+        guard layout.hasEntityColumn else {
+            while try statement.step() { ids.append(statement.int64(at: 0)) }
+            return
+        }
+        // Rows come in runs of one entity: its name is looked up once per run.
+        var last: (name: String, entity: Entity)?
+        while try statement.step() {
+            let name = statement.text(at: 1)
+            if last?.name != name { last = (name, try entity(named: name)) }
+            if let entity = last?.entity { ids.append(statement.int64(at: 0), of: entity) }
         }
     }
 
@@ -57,19 +129,16 @@ extension SQLiteStore {
         let names = positions.map { query.entity.attributes[$0].name }
         var result = BatchWriteResult(entity: layout.entity)
         guard !positions.isEmpty else { return result }
-        var compiler = QueryCompiler(schema: schema, model: model)
-        let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
+        let (condition, arguments) = try matching(query, layout: layout)
         let assignments = names.map { "\(quoted($0)) = ?" }.joined(separator: ", ")
-        let differs = names.map { "\(quoted($0)) IS NOT ?" }.joined(separator: " OR ")
-        let sql = "UPDATE \(quoted(layout.table)) SET \(assignments), \"_version\" = \"_version\" + 1"
-            + " WHERE \"_pk\" IN (\(selection)) AND (\(differs)) RETURNING \"_pk\", \(entityColumn(of: layout, alias: nil))"
+        let differs = names.map { "\"t\".\(quoted($0)) IS NOT ?" }.joined(separator: " OR ")
+        let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments), \"_version\" = \"_version\" + 1"
+            + " WHERE \(condition) AND (\(differs)) RETURNING \(returning(layout))"
         let newValues = positions.compactMap { values[$0] }
         do {
             try RawStatement.with(db, sql: sql) { statement in
-                try statement.bind(newValues + compiler.arguments + newValues)
-                while try statement.step() {
-                    result.matched.append(statement.int64(at: 0), of: try entity(named: statement.text(at: 1)))
-                }
+                try statement.bind(newValues + arguments + newValues)
+                try readIDs(from: statement, of: layout, into: &result.matched)
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             let unique = query.entity.uniqueBy.filter { !Set($0).isDisjoint(with: names) }
@@ -110,8 +179,11 @@ public struct BatchWriteResult: Sendable {
     /// was raised (as a save through objects raises it: when the row or its join rows hold the
     /// link).
     public internal(set) var nullified: ObjectIDList
-    /// The store's ``StoreChangeToken`` just before and just after the write (see ``SaveResult``).
+    /// The store's ``StoreChangeToken`` just before the write's transaction began (see
+    /// ``SaveResult/changeTokenBefore``).
     public internal(set) var changeTokenBefore: StoreChangeToken?
+    /// The store's ``StoreChangeToken`` just after the write committed (see
+    /// ``SaveResult/changeTokenAfter``).
     public internal(set) var changeTokenAfter: StoreChangeToken?
 
     init(entity: Entity) {
@@ -258,13 +330,7 @@ private struct BatchDelete {
     /// raise: those that keep the inverse link in their own row, or in join rows they own.
     private func unlinkNullified(from kinds: [(table: String, entity: Entity)]) throws {
         for (table, entity) in kinds {
-            for relationship in entity.relationships where relationship.deleteRule == .nullify {
-                guard let inverseName = relationship.inverse,
-                      let destination = store.model.entity(named: relationship.destination) else { continue }
-                switch try store.schema.storage(of: inverseName, in: destination) {
-                case .foreignKey, .joinTable(_, true): break
-                case .inverseForeignKey, .joinTable(_, false): continue
-                }
+            for relationship in entity.relationships where try relationship.deleteRule == .nullify && store.nullifyRaisesVersions(relationship) {
                 let link = try links(of: relationship, from: entity, table: table, round: nil)
                 try db.execute(sql: "INSERT OR IGNORE INTO \(Self.unlinked) (tbl, pk, entity) SELECT DISTINCT \(sqlStringLiteral(link.destinationTable)), \(link.destination), \(link.destinationEntity) \(link.from)"
                     + " AND \(link.destination) NOT IN (SELECT pk FROM \(Self.rows) WHERE tbl = \(sqlStringLiteral(link.destinationTable)))")

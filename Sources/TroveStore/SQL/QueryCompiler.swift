@@ -66,6 +66,18 @@ struct QueryCompiler {
         return sql
     }
 
+    /// The condition of `query` (its window ignored) on its table as `t`, for an `UPDATE` or a
+    /// `DELETE` of that table, which cannot join: `nil` when its key paths need joins.
+    mutating func conditions(for query: StoreQuery) throws -> String? {
+        let layout = try schema.layout(of: query.entity.name)
+        var conditions = start(at: layout, includesSubentities: query.includesSubentities)
+        if let predicate = query.predicate {
+            conditions.append(try compile(predicate.root))
+        }
+        guard scopes[0].joins.isEmpty else { return nil }
+        return conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+    }
+
     /// `SELECT … FROM … WHERE … GROUP BY …` computing an aggregate request's groups: a row per
     /// group, its columns named as the request's results entity's attributes (after `_pk` and
     /// `_version`, both 0, so that the results read as rows of that entity).
