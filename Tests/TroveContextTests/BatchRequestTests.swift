@@ -81,13 +81,17 @@ import TroveTesting
         let p0 = try #require(try other.fetchFirst("Photo", where: "id == 'p0'"))
         let p3 = try #require(try other.fetchFirst("Photo", where: "id == 'p3'"))
         let bob = try #require(try p3.relatedObject(forKey: "whoTook"))
+        let context = container.newBackgroundContext()
         let events = Locked<[ObjectChanges]>([])
+        let writer = context.identifier
+        // (Other tests save at the same time: only this context's events count.)
         let observer = NotificationCenter.default.addObserver(forName: ObjectContext.didSaveNotification, object: nil, queue: nil) { note in
-            if let changes = note.userInfo?[ObjectContext.changesKey] as? ObjectChanges { events.withLock { $0.append(changes) } }
+            guard note.userInfo?[ObjectContext.contextKey] as? ContextID == writer,
+                  let changes = note.userInfo?[ObjectContext.changesKey] as? ObjectChanges else { return }
+            events.withLock { $0.append(changes) }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
 
-        let context = container.newBackgroundContext()
         var update = try BatchUpdateRequest(entityName: "Photo", where: "views < %d", 5)
         update.values = ["title": "Zero"]
         #expect(try context.execute(update).objectIDs == [p0.objectID])
