@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 public import TroveModel
 
 /// Batch updates and deletes: SQL statements over the rows a predicate selects, without
@@ -132,13 +133,28 @@ extension SQLiteStore {
         let (condition, arguments) = try matching(query, layout: layout)
         let assignments = names.map { "\(quoted($0)) = ?" }.joined(separator: ", ")
         let differs = names.map { "\"t\".\(quoted($0)) IS NOT ?" }.joined(separator: " OR ")
-        let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments), \"_version\" = \"_version\" + 1"
-            + " WHERE \(condition) AND (\(differs)) RETURNING \(returning(layout))"
+        // The written rows' keys are noted by a function in the SET clause, called once per
+        // written row: `RETURNING` buffers every row in SQLite first (the update took 1.7x as long).
+        let entityColumn = layout.hasEntityColumn ? "\"_entity\"" : "NULL"
+        let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments), \"_version\" = \(WrittenRows.function)(\"_pk\", \(entityColumn), \"_version\" + 1)"
+            + " WHERE \(condition) AND (\(differs))"
         let newValues = positions.compactMap { values[$0] }
         do {
-            try RawStatement.with(db, sql: sql) { statement in
-                try statement.bind(newValues + arguments + newValues)
-                try readIDs(from: statement, of: layout, into: &result.matched)
+            let written = try WrittenRows.noting(on: db) {
+                try RawStatement.with(db, sql: sql) { statement in
+                    try statement.bind(newValues + arguments + newValues)
+                    try statement.execute()
+                }
+            }
+            var last: (name: String, entity: Entity)?
+            for (index, key) in written.keys.enumerated() {
+                guard layout.hasEntityColumn, index < written.entities.count else {
+                    result.matched.append(key)
+                    continue
+                }
+                let name = written.entities[index]
+                if last?.name != name { last = (name, try entity(named: name)) }
+                if let entity = last?.entity { result.matched.append(key, of: entity) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             let unique = query.entity.uniqueBy.filter { !Set($0).isDisjoint(with: names) }
@@ -363,5 +379,39 @@ private struct BatchDelete {
             return ("FROM \(quoted(name)) AS \"j\" JOIN \(quoted(destination.table)) AS \(d) ON \(d).\"_pk\" = \"j\".\(quoted(other)) WHERE \"j\".\(quoted(mine)) IN (\(sources))",
                     "\"j\".\(quoted(mine))", "\(d).\"_pk\"", named.destinationTable, named.destinationEntity)
         }
+    }
+}
+
+/// The rows an `UPDATE` writes, noted by the SQL function ``function`` that its `SET` clause
+/// calls once per written row with the row's `_pk`, its `_entity` (or NULL) and the value to
+/// set, which it returns.
+private final class WrittenRows {
+    static let function = "trove_written_row"
+    var keys: [Int64] = []
+    var entities: [String] = []
+
+    /// Runs `body` with the function defined on `db` (for `body` only), and returns the rows noted.
+    static func noting(on db: Database, _ body: () throws -> Void) throws -> WrittenRows {
+        let rows = WrittenRows()
+        let connection = db.sqliteConnection
+        try withExtendedLifetime(rows) {
+            let pointer = Unmanaged.passUnretained(rows).toOpaque()
+            guard sqlite3_create_function_v2(connection, function, 3, SQLITE_UTF8, pointer, note, nil, nil, nil) == SQLITE_OK else {
+                throw StoreError(.sqlite, "could not define the SQL function \(function)")
+            }
+            defer { sqlite3_create_function_v2(connection, function, 3, SQLITE_UTF8, nil, nil, nil, nil, nil) }
+            try body()
+        }
+        return rows
+    }
+
+    private static let note: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let arguments, let data = sqlite3_user_data(context) else { return }
+        let rows = Unmanaged<WrittenRows>.fromOpaque(data).takeUnretainedValue()
+        rows.keys.append(sqlite3_value_int64(arguments[0]))
+        if sqlite3_value_type(arguments[1]) != SQLITE_NULL, let text = sqlite3_value_text(arguments[1]) {
+            rows.entities.append(String(cString: text))
+        }
+        sqlite3_result_value(context, arguments[2])
     }
 }

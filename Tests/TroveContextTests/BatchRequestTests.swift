@@ -138,6 +138,22 @@ import TroveTesting
         #expect(try context.fetch(Photo.self).map(\.id) == ["p0"])
     }
 
+    @Test func subEntitiesAreIncludedAsInFetches() throws {
+        let context = try ObjectContext(store: SQLiteStore(url: dir.file("media.trove"), model: SampleModels.media()))
+        for (index, entity) in ["Image", "Video", "Thumbnail", "Image"].enumerated() {
+            let media = try context.insert(entity)
+            try media.setValue("m\(index)", forKey: "id")
+        }
+        try context.save()
+        let updated = try context.execute(BatchUpdateRequest(entityName: "Media", values: ["caption": "all"]))
+        #expect(updated.objectIDs.map(\.description).sorted() == ["Image/1", "Image/4", "Thumbnail/3", "Video/2"])
+        #expect(try context.updateAll("Image", set: ["caption": "images"]) == 3, "an image, its thumbnail sub-entity, and the other image")
+        var onlyImages = BatchDeleteRequest(entityName: "Image")
+        onlyImages.includesSubentities = false
+        #expect(try context.execute(onlyImages).objectIDs.map(\.description).sorted() == ["Image/1", "Image/4"])
+        #expect(try context.fetch("Media", sortedBy: "id").map { try $0.value(forKey: "caption") } == ["all", "images"])
+    }
+
     // MARK: Refusals
 
     @Test func denyRefusesTheWholeDeleteNamingTheFirstBlockingObject() throws {
