@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL store (TrovePostgres).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // Tests only: property-based checks (random inputs, reproducible by seed).
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
@@ -38,6 +40,12 @@ let package = Package(
         .target(name: "TroveImport", dependencies: ["TroveModel", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
         .target(
             name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext", "TroveImport"],
+            swiftSettings: sharedSettings),
+        // The PostgreSQL store: its own module, so that apps on SQLite alone never build postgres-nio.
+        .target(
+            name: "TrovePostgres",
+            dependencies: ["TroveModel", "TroveStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveCodegen", dependencies: ["TroveModel"], swiftSettings: sharedSettings),
         .executableTarget(
@@ -68,6 +76,7 @@ let package = Package(
             dependencies: ["TroveImport", "TroveTesting", .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Resources/JSONTestSuite")],
             swiftSettings: sharedSettings),
+        .testTarget(name: "TrovePostgresTests", dependencies: ["TrovePostgres", "Trove", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
         // The README's and the DocC catalog's examples, compiled and run; a test checks that

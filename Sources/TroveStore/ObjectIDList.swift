@@ -17,20 +17,20 @@ public struct ObjectIDList: RandomAccessCollection, Sendable {
     private var kinds: [UInt16] = []
 
     /// An empty list of IDs of `entity` (and, through ``append(_:of:)``, of others).
-    init(entity: Entity) {
+    public init(entity: Entity) {
         entities = [entity]
         prototypes = [ObjectID(entity: entity, primaryKey: 0)]
         positions = [entity.name: 0]
     }
 
     /// Adds the ID of the row with primary key `key` of the list's first entity.
-    mutating func append(_ key: Int64) {
+    public mutating func append(_ key: Int64) {
         keys.append(key)
         if !kinds.isEmpty { kinds.append(0) }
     }
 
     /// Adds the ID of the row with primary key `key` of `entity`.
-    mutating func append(_ key: Int64, of entity: Entity) {
+    public mutating func append(_ key: Int64, of entity: Entity) {
         let position: UInt16
         if let known = positions[entity.name] {
             position = known
@@ -85,7 +85,7 @@ struct KeyList: Sendable {
     /// Below this many keys, runs are kept whatever their length.
     private static let smallest = 64
 
-    mutating func append(_ key: Int64) {
+    public mutating func append(_ key: Int64) {
         defer { count += 1 }
         guard keepsRuns else {
             plain.append(key)

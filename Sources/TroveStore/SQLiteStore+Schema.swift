@@ -85,6 +85,6 @@ extension SQLiteStore {
 }
 
 /// A string as an SQL literal, for the fixed names Trove writes into DDL (never for user values).
-func sqlStringLiteral(_ s: String) -> String {
+package func sqlStringLiteral(_ s: String) -> String {
     "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
 }

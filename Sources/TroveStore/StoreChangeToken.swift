@@ -22,7 +22,9 @@ public struct StoreChangeToken: Sendable, Hashable, CustomStringConvertible {
     /// The store's change counter when the token was taken.
     let version: Int64
 
-    init(storeID: UInt64, version: Int64) {
+    /// Creates the token of the open store `storeID` (from ``nextStoreID()``, taken once per
+    /// open store) at its change counter `version`: for stores other than ``SQLiteStore``.
+    public init(storeID: UInt64, version: Int64) {
         self.storeID = storeID
         self.version = version
     }
@@ -30,7 +32,7 @@ public struct StoreChangeToken: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "change token \(version) of store #\(storeID)" }
 
     /// A number for each open store, so that tokens of two stores never compare equal.
-    static func nextStoreID() -> UInt64 {
+    public static func nextStoreID() -> UInt64 {
         storeCounter.wrappingAdd(1, ordering: .relaxed).newValue
     }
 }

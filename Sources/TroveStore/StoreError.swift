@@ -8,7 +8,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case alreadyExists, notFound, notATroveStore, unsupportedFormat, modelMismatch,
-                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, readOnly, sqlite, migrationBlocked
+                 constraintViolation, corruptValue, unknownEntity, busy, fileAccess, readOnly, sqlite, migrationBlocked,
+                 unreachable, server
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -43,6 +44,13 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         public static let migrationBlocked = Code(.migrationBlocked)
         /// SQLite reported an error (I/O, full disk, …); the message has SQLite's words.
         public static let sqlite = Code(.sqlite)
+        /// A database server could not be reached, refused the credentials, or the connection
+        /// to it was lost; the message names the server (never the password). Retryable once
+        /// the server is back.
+        public static let unreachable = Code(.unreachable)
+        /// A database server reported an error (not one of the codes above); the message has
+        /// its words and its SQLSTATE.
+        public static let server = Code(.server)
 
         public var description: String { base.rawValue }
     }

@@ -1,4 +1,4 @@
-import TroveModel
+package import TroveModel
 
 /// How a model is laid out in SQLite tables: one table per inheritance hierarchy, named after
 /// its root entity, with a column per stored attribute (named as the attribute; transient and
@@ -6,50 +6,50 @@ import TroveModel
 /// `_pk`, `_version` and (for hierarchies of more than one entity) `_entity`, a foreign-key
 /// column per to-one relationship that holds the link, and a join table per relationship that
 /// needs one.
-struct StoreSchema: Sendable {
+package struct StoreSchema: Sendable {
     /// One table of the store.
-    struct Table: Sendable {
-        let name: String
+    package struct Table: Sendable {
+        package let name: String
         /// Whether rows say which entity of the hierarchy they belong to (`_entity` column).
-        let hasEntityColumn: Bool
+        package let hasEntityColumn: Bool
         /// Attribute columns of the whole hierarchy, root's first.
-        let columns: [Column]
+        package let columns: [Column]
         /// Foreign-key columns, one per to-one relationship that holds its link here.
-        let foreignKeys: [ForeignKey]
+        package let foreignKeys: [ForeignKey]
         /// Unique constraints: column names, and the entities whose rows they apply to
         /// (`nil` for every row of the table).
-        let uniqueConstraints: [(columns: [String], entities: [String]?)]
+        package let uniqueConstraints: [(columns: [String], entities: [String]?)]
     }
 
-    struct Column: Sendable {
-        let name: String
-        let type: AttributeType
+    package struct Column: Sendable {
+        package let name: String
+        package let type: AttributeType
     }
 
-    struct ForeignKey: Sendable {
-        let column: String
-        let destinationTable: String
+    package struct ForeignKey: Sendable {
+        package let column: String
+        package let destinationTable: String
     }
 
     /// A table linking the objects of a to-many relationship (and its inverse, if any).
-    struct JoinTable: Sendable {
-        let name: String
-        let sourceTable: String
-        let destinationTable: String
-        let isOrdered: Bool
+    package struct JoinTable: Sendable {
+        package let name: String
+        package let sourceTable: String
+        package let destinationTable: String
+        package let isOrdered: Bool
     }
 
     /// Where an entity's rows live and how to read them.
-    struct EntityLayout: Sendable {
-        let entity: Entity
-        let table: String
-        let hasEntityColumn: Bool
+    package struct EntityLayout: Sendable {
+        package let entity: Entity
+        package let table: String
+        package let hasEntityColumn: Bool
         /// The entity and its sub-entities: the `_entity` values of a fetch that includes them.
-        let entityNames: [String]
+        package let entityNames: [String]
     }
 
     /// Where a relationship's links are kept.
-    enum RelationshipStorage: Sendable, Equatable {
+    package enum RelationshipStorage: Sendable, Equatable {
         /// A foreign-key column of the source entity's table.
         case foreignKey(column: String)
         /// The other side's foreign-key column (this side is the to-many of a one-to-many).
@@ -58,12 +58,12 @@ struct StoreSchema: Sendable {
         case joinTable(name: String, sourceIsFirst: Bool)
     }
 
-    let tables: [Table]
-    let joinTables: [JoinTable]
-    let layouts: [String: EntityLayout]
-    let relationshipStorage: [String: RelationshipStorage]  // key "Entity.relationship"
+    package let tables: [Table]
+    package let joinTables: [JoinTable]
+    package let layouts: [String: EntityLayout]
+    package let relationshipStorage: [String: RelationshipStorage]  // key "Entity.relationship"
 
-    init(model: Model) {
+    package init(model: Model) {
         var relationshipStorage: [String: RelationshipStorage] = [:]
         var joinTables: [JoinTable] = []
         var foreignKeysByTable: [String: [ForeignKey]] = [:]
@@ -175,14 +175,14 @@ struct StoreSchema: Sendable {
     }
 
     /// Where the relationship `name` of `entity` keeps its links.
-    func storage(of name: String, in entity: Entity) throws -> RelationshipStorage {
+    package func storage(of name: String, in entity: Entity) throws -> RelationshipStorage {
         guard let storage = relationshipStorage["\(entity.name).\(name)"] else {
             throw StoreError(.unknownEntity, "entity '\(entity.name)' has no relationship '\(name)'")
         }
         return storage
     }
 
-    func layout(of entityName: String) throws -> EntityLayout {
+    package func layout(of entityName: String) throws -> EntityLayout {
         guard let layout = layouts[entityName] else {
             throw StoreError(.unknownEntity, "the model has no entity named '\(entityName)'")
         }
@@ -192,13 +192,13 @@ struct StoreSchema: Sendable {
 
 /// SQL identifiers, always quoted. (Model names are checked to be plain identifiers, so the
 /// escaping of embedded quotes is almost never needed; it is kept for safety.)
-func quoted(_ identifier: String) -> String {
+package func quoted(_ identifier: String) -> String {
     guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
     return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// `count` parameter marks, `?, ?, ?` (built at once: joining an array of marks costs a
 /// hundred times more, and a find-or-create binds a thousand).
-func placeholders(_ count: Int) -> String {
+package func placeholders(_ count: Int) -> String {
     count > 0 ? String(repeating: "?, ", count: count - 1) + "?" : ""
 }

@@ -1,19 +1,9 @@
 import Foundation
-import Testing
+public import Testing
 import Trove
 import TroveTesting
 
-/// One predicate of the differential suite: run through SQL and in memory over the same data,
-/// both must select the same objects, and (when given) as many as counted by hand.
-struct PredicateCase: Sendable, CustomTestStringConvertible {
-    var entity: String
-    var format: String
-    var arguments: [PredicateArgumentValue]
-    var variables: [String: PredicateArgumentValue] = [:]
-    /// The number of objects the predicate selects, counted by hand from
-    /// ``DifferentialDataSet``'s tables.
-    var expected: Int?
-
+extension PredicateCase: CustomTestStringConvertible {
     var testDescription: String {
         "\(entity) where \(format)" + (arguments.isEmpty ? "" : " \(arguments.map { Self.describe($0) })")
             + (variables.isEmpty ? "" : " with \(variables.keys.sorted())")
@@ -23,18 +13,6 @@ struct PredicateCase: Sendable, CustomTestStringConvertible {
         let text = "\(argument)"
         return text.count > 60 ? String(text.prefix(60)) + "…" : text
     }
-
-    func predicate() throws -> ObjectPredicate {
-        let parsed = try ObjectPredicate(format: format, arguments: arguments)
-        return variables.isEmpty ? parsed : parsed.substituting(variables)
-    }
-}
-
-/// `entity`, `format`, arguments, and the hand-counted number of matches.
-func when(_ entity: String, _ format: String, _ arguments: any PredicateArgument..., vars: [String: any PredicateArgument] = [:],
-          count: Int?) -> PredicateCase {
-    PredicateCase(entity: entity, format: format, arguments: arguments.map(\.predicateArgumentValue),
-                  variables: vars.mapValues(\.predicateArgumentValue), expected: count)
 }
 
 /// A store holding a data set, read from a fresh context so that nothing is pending: the SQL

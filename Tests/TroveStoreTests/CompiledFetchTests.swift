@@ -129,7 +129,7 @@ import TroveTesting
                                                     model: store.model)).map { $0 } == stored)
         let other = try statement("SELF != %@", stored[0])
         #expect(other.sql.hasSuffix("WHERE \"t\".\"_pk\" IS NOT ? ORDER BY \"t\".\"_pk\""))
-        #expect(try statement("SELF == %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE 0 ORDER BY"))
-        #expect(try statement("SELF != %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE 1 ORDER BY"))
+        #expect(try statement("SELF == %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE FALSE ORDER BY"))
+        #expect(try statement("SELF != %@", ObjectID.temporary(entity: photo)).sql.contains("WHERE TRUE ORDER BY"))
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TroveModel
+package import TroveModel
 
 /// Compiles a ``StoreQuery`` into one SQL statement, with every value bound as a parameter.
 ///
@@ -13,10 +13,11 @@ import TroveModel
 /// - Decimals (stored as exact text) compare through the `trove_decimal` collation.
 /// - A derived attribute is its derivation's value, computed where it is used (see
 ///   ``derivedValue(of:in:at:)``); a transient attribute has no value in the store and is refused.
-struct QueryCompiler {
+package struct QueryCompiler {
     let schema: StoreSchema
     let model: Model
-    private(set) var arguments: [AttributeValue] = []
+    let dialect: SQLDialect
+    package private(set) var arguments: [AttributeValue] = []
     /// How each constant of the predicate was bound, in order (see ``ShapedStatement``).
     private(set) var bindings: [Binding] = []
     private var aliasCount = 0
@@ -32,16 +33,17 @@ struct QueryCompiler {
         var joinAliases: [String: String] = [:]
     }
 
-    init(schema: StoreSchema, model: Model) {
+    package init(schema: StoreSchema, model: Model, dialect: SQLDialect = .sqlite) {
         self.schema = schema
         self.model = model
+        self.dialect = dialect
     }
 
     // MARK: Statements
 
     /// `SELECT <selection> FROM … WHERE … ORDER BY … LIMIT …` for `query`; the root table is `t`.
     /// `from` replaces the table with another source of its rows (a subquery).
-    mutating func select(_ selection: (StoreSchema.EntityLayout) throws -> String, for query: StoreQuery,
+    package mutating func select(_ selection: (StoreSchema.EntityLayout) throws -> String, for query: StoreQuery,
                          ordered: Bool = true, from source: String? = nil) throws -> String {
         let layout = try schema.layout(of: query.entity.name)
         var conditions = start(at: layout, includesSubentities: query.includesSubentities)
@@ -60,8 +62,8 @@ struct QueryCompiler {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
         if query.limit != nil || query.offset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments += Self.windowArguments(query)
+            sql += " LIMIT \(dialect.placeholder(arguments.count + 1)) OFFSET \(dialect.placeholder(arguments.count + 2))"
+            arguments += Self.windowArguments(query, dialect)
         }
         return sql
     }
@@ -129,7 +131,7 @@ struct QueryCompiler {
 
     private mutating func compile(_ node: CheckedPredicate.Node) throws -> String {
         switch node {
-        case .constant(let value): return value ? "1" : "0"
+        case .constant(let value): return value ? "TRUE" : "FALSE"
         case .not(let operand): return "((\(try compile(operand))) IS NOT TRUE)"
         case .and(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " AND ") + ")"
         case .or(let parts): return "(" + (try parts.map { try compile($0) }).joined(separator: " OR ") + ")"
@@ -178,10 +180,10 @@ struct QueryCompiler {
         func test(_ compiler: inout QueryCompiler, _ column: String) -> String {
             let placeholders = keys.map { compiler.bind(.integer($0), nil, []) }
             switch (comparison.isNegated, placeholders.count) {
-            case (false, 0): return "0"
-            case (true, 0): return "1"
-            case (false, 1): return "\(column) IS \(placeholders[0])"
-            case (true, 1): return "\(column) IS NOT \(placeholders[0])"
+            case (false, 0): return "FALSE"
+            case (true, 0): return "TRUE"
+            case (false, 1): return "\(column) \(compiler.dialect.isEqual) \(placeholders[0])"
+            case (true, 1): return "\(column) \(compiler.dialect.isNotEqual) \(placeholders[0])"
             case (false, _): return "\(column) IN (\(placeholders.joined(separator: ", ")))"
             case (true, _): return "(\(column) IS NULL OR \(column) NOT IN (\(placeholders.joined(separator: ", "))))"
             }
@@ -199,13 +201,14 @@ struct QueryCompiler {
         var operand = left, type = type
         if type == .decimal, Self.hasDoubleBeyondDecimal(comparison.right) {
             // A decimal against a double no decimal holds (1e300): both as doubles, as in memory.
-            operand = "CAST(\(left) AS REAL)"
+            operand = "CAST(\(left) AS \(dialect.doubleType))"
             type = .double
         }
         let options = comparison.options
         // With [c] or [d] both sides are strings (the checker saw to it), constants included.
         let isText = type.map { [.string, .character, .uri].contains($0) } ?? !options.isEmpty
         let folds = isText && !options.isEmpty
+        if folds || comparison.op.isStringOperator { try dialect.requireSwiftFunctions("string comparisons with options, CONTAINS, BEGINSWITH, ENDSWITH, LIKE and MATCHES") }
         let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(operand), \(options.rawValue))" : collated(operand, type)
 
         switch comparison.right {
@@ -213,7 +216,7 @@ struct QueryCompiler {
             let present = values.filter { !$0.isNull }
             switch comparison.op {
             case .between:
-                guard values.count == 2 else { return "0" }
+                guard values.count == 2 else { return "FALSE" }
                 return "\(left) BETWEEN \(bind(values[0], type, folds ? options : [])) AND \(bind(values[1], type, folds ? options : []))"
             default:
                 var parts: [String] = []
@@ -221,13 +224,13 @@ struct QueryCompiler {
                     parts.append("\(left) IN (\(present.map { bind($0, type, folds ? options : []) }.joined(separator: ", ")))")
                 }
                 if present.count < values.count { parts.append("\(left) IS NULL") }
-                return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+                return parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
             }
         case .value(.null):
             switch comparison.op {
             case .equal: return "\(left) IS NULL"
             case .notEqual: return "\(left) IS NOT NULL"
-            default: return "0"
+            default: return "FALSE"
             }
         default:
             let right: String
@@ -238,8 +241,8 @@ struct QueryCompiler {
                 right = folds && !comparison.op.isStringOperator ? "trove_fold(\(sql), \(options.rawValue))" : collated(sql, rightType ?? type)
             }
             switch comparison.op {
-            case .equal: return "\(left) IS \(right)"
-            case .notEqual: return "\(left) IS NOT \(right)"
+            case .equal: return "\(left) \(dialect.isEqual) \(right)"
+            case .notEqual: return "\(left) \(dialect.isNotEqual) \(right)"
             case .less: return "\(left) < \(right)"
             case .lessOrEqual: return "\(left) <= \(right)"
             case .greater: return "\(left) > \(right)"
@@ -249,7 +252,7 @@ struct QueryCompiler {
             case .endsWith: return "trove_endswith(\(left), \(right), \(options.rawValue))"
             case .like: return "trove_like(\(left), \(right), \(options.rawValue))"
             case .matches: return "trove_matches(\(left), \(right), \(options.rawValue))"
-            case .between, .in: return "0"
+            case .between, .in: return "FALSE"
             }
         }
     }
@@ -309,11 +312,12 @@ struct QueryCompiler {
         if function != .count, let key {
             (value, type) = try column(along: key.steps[...], from: scopes.count - 1)
         }
-        let condition = try filter.map { try compile($0) } ?? "1"
+        let condition = try filter.map { try compile($0) } ?? "TRUE"
         let result: String
         switch function {
         case .count: result = "count(*)"
         case .sum, .avg:
+            try dialect.requireSwiftFunctions("@sum and @avg")
             // Not SQLite's sum() and avg(): they read decimal text as doubles and sum() fails on
             // integer overflow. These run PredicateAccumulator, as the in-memory evaluator does.
             result = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
@@ -366,7 +370,7 @@ struct QueryCompiler {
     /// refers to nothing but `alias`, so that it fits in any statement that has that row — a
     /// subquery aggregating a to-many relationship, or one following to-one relationships.
     /// - Throws: ``ObjectPredicateError`` when the derivation does not resolve.
-    mutating func derivedValue(of attribute: Attribute, in entity: Entity, at alias: String) throws -> (sql: String, type: AttributeType?) {
+    package mutating func derivedValue(of attribute: Attribute, in entity: Entity, at alias: String) throws -> (sql: String, type: AttributeType?) {
         switch try model.derivedOperand(of: attribute, in: entity) {
         case .aggregate(let function, let collection, let key):
             return try aggregate(function, collection, key: key, owner: alias)
@@ -374,7 +378,7 @@ struct QueryCompiler {
             // The first to-one as a subquery; the rest joined inside it.
             let element = try openElementScope(path.steps[0], from: alias, variable: nil)
             let (value, type) = try column(along: path.steps[1...], from: scopes.count - 1)
-            return ("(\(closeElementScope(element, selecting: value, condition: "1")))", type)
+            return ("(\(closeElementScope(element, selecting: value, condition: "TRUE")))", type)
         default:
             throw ObjectPredicateError(.keyPath, "derivation '\(attribute.derivation ?? "")' of \(entity.name).\(attribute.name) is not one a store computes")
         }
@@ -426,7 +430,7 @@ struct QueryCompiler {
     /// object of a to-one), as a new scope: returns the FROM clause and the condition linking
     /// them to their owner at `owner`.
     private mutating func openElementScope(_ step: ResolvedKeyPath.Step, from owner: String, variable: String?) throws -> (from: String, link: String) {
-        guard let relationship = step.relationship else { return ("", "0") }
+        guard let relationship = step.relationship else { return ("", "FALSE") }
         let source = try entity(at: owner, named: step.entityName)
         let destination = try schema.layout(of: relationship.destination)
         let alias = newAlias("s")
@@ -459,8 +463,12 @@ struct QueryCompiler {
         let term: String
         switch descriptor.descriptor.comparison {
         case .standard: term = collated(column, type)
-        case .caseInsensitive: term = "trove_fold(\(column), \(StringOptions.caseInsensitive.rawValue))"
-        case .localizedStandard: term = "\(column) COLLATE trove_localized"
+        case .caseInsensitive:
+            try dialect.requireSwiftFunctions("case-insensitive sorts")
+            term = "trove_fold(\(column), \(StringOptions.caseInsensitive.rawValue))"
+        case .localizedStandard:
+            try dialect.requireSwiftFunctions("localized sorts")
+            term = "\(column) COLLATE trove_localized"
         }
         return term + (descriptor.descriptor.ascending ? " ASC" : " DESC")
     }
@@ -478,8 +486,13 @@ struct QueryCompiler {
     private mutating func bind(_ value: AttributeValue, _ type: AttributeType?, _ options: StringOptions) -> String {
         let binding = Binding(type: type, options: options)
         bindings.append(binding)
-        arguments.append(Self.bound(value, binding))
-        return "?"
+        let bound = Self.bound(value, binding)
+        arguments.append(bound)
+        let marker = dialect.placeholder(arguments.count)
+        // PostgreSQL types a parameter from what it meets; a constant meeting no column
+        // (`nil = nil`, `1 = 1`) is typed by its value.
+        guard dialect == .postgres, type == nil else { return marker }
+        return "CAST(\(marker) AS \(SQLDialect.postgresType(of: bound)))"
     }
 
     /// `value` in the form the column holds: decimals as decimal text, text folded when the
@@ -500,17 +513,53 @@ struct QueryCompiler {
     }
 
     /// The arguments of `LIMIT ? OFFSET ?`, when the query has a window.
-    static func windowArguments(_ query: StoreQuery) -> [AttributeValue] {
+    static func windowArguments(_ query: StoreQuery, _ dialect: SQLDialect = .sqlite) -> [AttributeValue] {
         guard query.limit != nil || query.offset > 0 else { return [] }
-        return [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
+        let all: AttributeValue = dialect == .sqlite ? .integer(-1) : .null
+        return [query.limit.map { .integer(Int64($0)) } ?? all, .integer(Int64(query.offset))]
     }
 
     private func collated(_ sql: String, _ type: AttributeType?) -> String {
-        type == .decimal ? "\(sql) COLLATE trove_decimal" : sql
+        type == .decimal && dialect == .sqlite ? "\(sql) COLLATE trove_decimal" : sql
     }
 
     private mutating func newAlias(_ prefix: String) -> String {
         aliasCount += 1
         return "\(prefix)\(aliasCount)"
+    }
+}
+
+/// The SQL a ``QueryCompiler`` writes: SQLite's, or PostgreSQL's.
+package enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The marker of the parameter at `position` (1-based).
+    func placeholder(_ position: Int) -> String {
+        self == .sqlite ? "?" : "$\(position)"
+    }
+
+    /// Equality that holds between two NULLs (SQLite's `IS`).
+    var isEqual: String { self == .sqlite ? "IS" : "IS NOT DISTINCT FROM" }
+    var isNotEqual: String { self == .sqlite ? "IS NOT" : "IS DISTINCT FROM" }
+    var doubleType: String { self == .sqlite ? "REAL" : "double precision" }
+
+    /// The PostgreSQL type of a column holding `value` (as TrovePostgres keeps each kind).
+    static func postgresType(of value: AttributeValue) -> String {
+        switch value {
+        case .integer, .boolean: "bigint"
+        case .double, .date: "double precision"
+        case .decimal: "numeric"
+        case .binary: "bytea"
+        case .null, .string, .uuid, .uri, .character, .json: "text"
+        }
+    }
+
+    /// Refuses `what` in a dialect without Trove's string and aggregate functions, which SQLite
+    /// runs in Swift (the in-memory evaluator's own code) and PostgreSQL cannot call yet.
+    func requireSwiftFunctions(_ what: String) throws {
+        guard self == .sqlite else {
+            throw StoreError(.unsupportedFormat, "\(what) do not run on PostgreSQL yet; fetch with a simpler predicate and filter or sort the objects in memory")
+        }
     }
 }

@@ -72,9 +72,13 @@ import Trove
         let text = try DocumentationFiles.text(of: "README.md")
         #expect(text.utf8.count <= 12 * 1024, "README.md has \(text.utf8.count) bytes; at most 12 KiB: move the rest to the catalog")
         let first = try #require(FencedBlock.blocks(in: text, path: "README.md").first)
-        #expect(first.lines.map { $0.split(separator: " ").prefix(1).joined() } == ["./scripts/demo", "swift"])
-        #expect(first.lines.last?.hasPrefix("swift test") == true)
-        #expect(FileManager.default.isExecutableFile(atPath: DocumentationFiles.root.appendingPathComponent("scripts/demo").path))
+        #expect(first.lines.map { $0.split(separator: " ").prefix(1).joined() } == ["./scripts/demo", "./scripts/test"])
+        for script in ["scripts/demo", "scripts/test"] {
+            #expect(FileManager.default.isExecutableFile(atPath: DocumentationFiles.root.appendingPathComponent(script).path))
+        }
+        // The test command is swift test (with a PostgreSQL server around it), and CI runs it.
+        #expect(try DocumentationFiles.text(of: "scripts/test").contains("\nswift test \"$@\""))
+        #expect(try DocumentationFiles.text(of: ".ci/run").contains("\nscripts/test\n"))
     }
 
     /// The landing page lists every article of the catalog, and the README links to each.

@@ -1,0 +1,248 @@
+import PostgresNIO
+public import TroveModel
+public import TroveStore
+
+/// How to read the rows of one table: the columns selected (`_pk`, `_version`, [`_entity`], the
+/// attributes, the foreign keys, then each derived attribute's value) and where each entity's
+/// values sit among them.
+struct PostgresReadPlan: Sendable {
+    struct EntityColumns: Sendable {
+        let entity: Entity
+        /// Per attribute, its type and its column in the selection; `nil` for a transient one.
+        let attributes: [(type: AttributeType, column: Int?)]
+        /// Per to-one kept in the row: its position, its column, its destination entity.
+        let foreignKeys: [(relationship: Int, column: Int, destination: Entity)]
+    }
+
+    let table: StoreSchema.Table
+    let entities: [String: EntityColumns]
+    private let columns: [String]
+    private let derived: [(entity: Entity, attribute: Attribute)]
+
+    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) {
+        self.table = table
+        var columns = ["_pk", "_version"]
+        if table.hasEntityColumn { columns.append("_entity") }
+        columns += table.columns.map(\.name)
+        columns += table.foreignKeys.map(\.column)
+        self.columns = columns
+        let position = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        var derived: [(entity: Entity, attribute: Attribute)] = []
+        var entities: [String: EntityColumns] = [:]
+        for layout in schema.layouts.values where layout.table == table.name {
+            let entity = layout.entity
+            var attributes: [(AttributeType, Int?)] = []
+            for attribute in entity.attributes {
+                if attribute.isDerived {
+                    attributes.append((attribute.type, columns.count + derived.count))
+                    derived.append((entity, attribute))
+                } else {
+                    attributes.append((attribute.type, attribute.isStored ? position[attribute.name] : nil))
+                }
+            }
+            var foreignKeys: [(Int, Int, Entity)] = []
+            for (index, relationship) in entity.relationships.enumerated() {
+                guard case .foreignKey(let column)? = try? schema.storage(of: relationship.name, in: entity),
+                      let at = position[column], let destination = model.entity(named: relationship.destination) else { continue }
+                foreignKeys.append((index, at, destination))
+            }
+            entities[entity.name] = EntityColumns(entity: entity, attributes: attributes, foreignKeys: foreignKeys)
+        }
+        self.entities = entities
+        self.derived = derived
+    }
+
+    /// The selection from the table named `alias`: each column, then each derived value.
+    func selection(from alias: String, schema: StoreSchema, model: Model) throws -> String {
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let values = try derived.map { try compiler.derivedValue(of: $0.attribute, in: $0.entity, at: alias).sql }
+        return (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
+    }
+
+    /// Decodes a row whose selection starts at cell `base`; `defaultEntity` names the entity of
+    /// a table without an `_entity` column.
+    func snapshot(from row: PostgresRow, defaultEntity: String, base: Int = 0) throws -> RowSnapshot {
+        let cells = Array(row)
+        let pk = try cells[base].decode(Int64.self)
+        let version = try cells[base + 1].decode(Int64.self)
+        let entityName = table.hasEntityColumn ? try cells[base + 2].decode(String.self) : defaultEntity
+        guard let plan = entities[entityName] else {
+            throw StoreError(.corruptValue, "row \(pk) of table \(table.name) names entity '\(entityName)', which the model does not have below \(table.name)")
+        }
+        var values: [AttributeValue] = []
+        values.reserveCapacity(plan.attributes.count)
+        for (position, (type, column)) in plan.attributes.enumerated() {
+            guard let column else {
+                values.append(plan.entity.attributes[position].defaultValue)
+                continue
+            }
+            guard let value = PostgresValues.read(cells[base + column], as: type) else {
+                throw StoreError(.corruptValue, """
+                    \(plan.entity.name)/\(pk): column \(plan.entity.attributes[position].name) holds \(PostgresValues.describe(cells[base + column])), \
+                    which is not a valid \(type.rawValue); the database was changed outside Trove — fix or clear that value with psql
+                    """)
+            }
+            values.append(value)
+        }
+        var toOne: [Int: Link] = [:]
+        for (relationship, column, destination) in plan.foreignKeys {
+            let key = try cells[base + column].decode(Int64?.self)
+            toOne[relationship] = Link(key.map { ObjectID(entity: destination, primaryKey: $0) })
+        }
+        return RowSnapshot(objectID: ObjectID(entity: plan.entity, primaryKey: pk), version: version, values: values, toOne: toOne)
+    }
+}
+
+extension PostgresStore {
+    func readPlan(for layout: StoreSchema.EntityLayout) throws -> PostgresReadPlan {
+        guard let table = schema.tables.first(where: { $0.name == layout.table }) else {
+            throw StoreError(.unknownEntity, "no table for entity '\(layout.entity.name)'")
+        }
+        return PostgresReadPlan(table: table, schema: schema, model: model)
+    }
+
+    /// Runs a SELECT of a read plan's selection and decodes every row.
+    private func snapshots(_ doing: String, plan: PostgresReadPlan, sql: String, _ values: [AttributeValue],
+                           defaultEntity: String) throws -> [RowSnapshot] {
+        try run(doing) {
+            try query(sql, values).rows.map { try plan.snapshot(from: $0, defaultEntity: defaultEntity) }
+        }
+    }
+
+    public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
+        let layout = try schema.layout(of: query.entity.name)
+        let plan = try readPlan(for: layout)
+        let selection = try plan.selection(from: "t", schema: schema, model: model)
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let sql = try compiler.select({ _ in selection }, for: query)
+        return try snapshots("fetching \(query.entity.name)", plan: plan, sql: sql, compiler.arguments, defaultEntity: layout.entity.name)
+    }
+
+    public func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList {
+        let layout = try schema.layout(of: query.entity.name)
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
+        return try run("fetching \(query.entity.name)") {
+            var ids = ObjectIDList(entity: layout.entity)
+            for row in try self.query(sql, compiler.arguments).rows {
+                if layout.hasEntityColumn {
+                    let (pk, name) = try row.decode((Int64, String).self)
+                    ids.append(pk, of: model.entity(named: name) ?? layout.entity)
+                } else {
+                    ids.append(try row.decode(Int64.self))
+                }
+            }
+            return ids
+        }
+    }
+
+    public func count(_ query: StoreQuery) throws -> Int {
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
+        let counted = try run("counting \(query.entity.name)") {
+            try self.query(sql, compiler.arguments).rows.first?.decode(Int64.self) ?? 0
+        }
+        let afterOffset = max(0, Int(counted) - query.offset)
+        return query.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    public func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]] {
+        throw StoreError(.unsupportedFormat, "aggregate requests do not run on PostgreSQL yet; fetch the objects and compute in memory")
+    }
+
+    public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        guard !keys.isEmpty, !attributes.isEmpty else { return [] }
+        let layout = try schema.layout(of: entity.name)
+        let plan = try readPlan(for: layout)
+        let selection = try plan.selection(from: "t", schema: schema, model: model)
+        let columns = "(" + attributes.map { "\"t\".\(quoted($0))" }.joined(separator: ", ") + ")"
+        var rows: [RowSnapshot] = []
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let slice = keys[start..<min(start + 500, keys.count)]
+            var values: [AttributeValue] = []
+            var tuples: [String] = []
+            for key in slice {
+                let first = values.count + 1
+                values += key
+                tuples.append("(" + (first..<(first + key.count)).map { "$\($0)" }.joined(separator: ", ") + ")")
+            }
+            let sql = "SELECT \(selection) FROM \(quoted(layout.table)) AS \"t\" WHERE \(columns) IN (\(tuples.joined(separator: ", ")))"
+            rows += try snapshots("finding \(entity.name) by \(attributes.joined(separator: ", "))", plan: plan, sql: sql, values,
+                                  defaultEntity: layout.entity.name)
+        }
+        return rows
+    }
+
+    public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        try fetchBeforeWriting(entity, attributes: attributes, keys: keys)
+    }
+
+    public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
+        var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]
+        for id in ids {
+            guard let pk = id.primaryKey else { continue }
+            let layout = try schema.layout(of: id.rootEntityName)
+            byTable[layout.table, default: (layout, [])].keys.append(pk)
+        }
+        var rows: [RowSnapshot] = []
+        for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
+            let plan = try readPlan(for: group.layout)
+            let selection = try plan.selection(from: "t", schema: schema, model: model)
+            for start in stride(from: 0, to: group.keys.count, by: 1000) {
+                let slice = group.keys[start..<min(start + 1000, group.keys.count)]
+                let sql = "SELECT \(selection) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\((1...slice.count).map { "$\($0)" }.joined(separator: ", ")))"
+                rows += try snapshots("reading \(ids.count) objects", plan: plan, sql: sql, slice.map { .integer($0) },
+                                      defaultEntity: group.layout.entity.name)
+            }
+        }
+        return rows
+    }
+
+    public func row(for id: ObjectID) throws -> RowSnapshot? {
+        guard id.primaryKey != nil else { return nil }
+        let layout = try schema.layout(of: id.entityName)
+        return try rows(for: [id]).first { layout.entityNames.contains($0.objectID.entityName) }
+    }
+
+    public func fetchRelated(_ relationship: String, of ids: [ObjectID]) throws -> [ObjectID: [RowSnapshot]] {
+        let owners = Dictionary(ids.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
+        guard let first = ids.first(where: { $0.primaryKey != nil }) else { return [:] }
+        let source = try schema.layout(of: first.entityName).entity
+        guard let declared = source.relationship(named: relationship) else {
+            throw StoreError(.unknownEntity, "entity '\(source.name)' has no relationship '\(relationship)'")
+        }
+        let destination = try schema.layout(of: declared.destination)
+        let plan = try readPlan(for: destination)
+        let selection = try plan.selection(from: "d", schema: schema, model: model)
+        let sourceTable = try schema.layout(of: source.name).table
+        // Each statement selects the owner's key first, then the related row (as SQLiteStore's).
+        let (owner, from, order): (String, String, String)
+        switch try schema.storage(of: relationship, in: source) {
+        case .foreignKey(let column):
+            (owner, from, order) = ("\"o\".\"_pk\"",
+                "\(quoted(sourceTable)) AS \"o\" JOIN \(quoted(destination.table)) AS \"d\" ON \"d\".\"_pk\" = \"o\".\(quoted(column))", "\"d\".\"_pk\"")
+        case .inverseForeignKey(let table, let column):
+            (owner, from, order) = ("\"d\".\(quoted(column))", "\(quoted(table)) AS \"d\"", "\"d\".\"_pk\"")
+        case .joinTable(let name, let sourceIsFirst):
+            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
+            let ordered = schema.joinTables.first { $0.name == name }?.isOrdered == true
+            (owner, from, order) = ("\"j\".\(quoted(mine))",
+                "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
+                ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")
+        }
+        var related: [ObjectID: [RowSnapshot]] = [:]
+        let keys = owners.keys.sorted()
+        for start in stride(from: 0, to: keys.count, by: 1000) {
+            let slice = keys[start..<min(start + 1000, keys.count)]
+            let marks = (1...slice.count).map { "$\($0)" }.joined(separator: ", ")
+            let sql = "SELECT \(owner), \(selection) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
+            try run("reading \(source.name).\(relationship) of \(ids.count) objects") {
+                for row in try query(sql, slice.map { .integer($0) }).rows {
+                    guard let ownerKey = try row.first?.decode(Int64.self), let id = owners[ownerKey] else { continue }
+                    related[id, default: []].append(try plan.snapshot(from: row, defaultEntity: destination.entity.name, base: 1))
+                }
+            }
+        }
+        return related
+    }
+}

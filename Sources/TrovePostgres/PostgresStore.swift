@@ -1,0 +1,302 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+public import TroveModel
+public import TroveStore
+
+/// A store in a PostgreSQL database: the store to choose when several processes on several
+/// machines share one object graph.
+///
+/// It keeps the model in tables laid out as ``SQLiteStore`` lays them out (one table per entity
+/// hierarchy, join tables for many-to-many and ordered relationships), with the column types
+/// ``PostgresValues`` lists. Saves run in one transaction each, check each row's version, and are
+/// serialized across every process writing the database (a transaction-scoped advisory lock), as
+/// SQLite's file lock serializes them: optimistic locking, merge policies and unique keys behave
+/// as on SQLite.
+///
+/// Calls block their thread until the server answers, as ``SQLiteStore``'s block on the disk:
+/// use the store from a context's executor (never from a SwiftNIO event loop). One store holds
+/// one connection and runs one statement at a time.
+public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @unchecked: `connection` is used only under `lock`.
+    public let model: Model
+    /// Where the store lives (its description never shows the password).
+    public let location: PostgresLocation
+    /// The tables the model is kept in.
+    let schema: StoreSchema
+    /// Numbers this open store's change tokens.
+    let storeID = StoreChangeToken.nextStoreID()
+    /// Held around every use of `connection`; recursive, because ``writingExclusively(_:)``
+    /// saves inside its body.
+    let lock = NSRecursiveLock()
+    private let connection: PostgresConnection
+    static let logger: Logger = {
+        var logger = Logger(label: "trove.postgres")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    /// The layout this Trove writes (`trove.formatVersion` in the metadata).
+    static let formatVersion = 1
+    /// The table of free key/value metadata, as SQLite's store has it.
+    static let metadataTable = "_trove_metadata"
+    /// The one-row table whose counter every save raises: the change token.
+    static let changesTable = "_trove_changes"
+    /// The key of the advisory lock every save holds for its transaction.
+    static let writeLockKey: Int64 = 0x7472_6F76_6501  // "trove" + 1
+
+    /// Opens the store at `location` made with `model`, creating its tables in an empty database.
+    /// - Throws: ``StoreError`` — ``StoreError/Code/unreachable`` when the server cannot be
+    ///   reached or refuses the credentials; ``StoreError/Code/modelMismatch`` when the database
+    ///   holds a store of another model; ``StoreError/Code/notATroveStore`` when it holds tables
+    ///   that are not a Trove store's.
+    public init(location: PostgresLocation, model: Model) throws {
+        self.location = location
+        self.model = model
+        self.schema = StoreSchema(model: model)
+        self.connection = try Self.connect(to: location)
+        do {
+            try prepare()
+        } catch {
+            try? connection.close().wait()  // The open failed already; its error is the one to report.
+            throw error
+        }
+    }
+
+    /// Opens the store at a `postgres://` URL (see ``PostgresLocation``) made with `model`.
+    public convenience init(url: String, model: Model) throws {
+        try self.init(location: PostgresLocation(url), model: model)
+    }
+
+    /// Opens an existing store at `location` with the model it was created with.
+    /// - Throws: ``StoreError/Code/notFound`` when the database holds no Trove store.
+    public convenience init(location: PostgresLocation) throws {
+        let connection = try Self.connect(to: location)
+        defer { try? connection.close().wait() }  // A connection used for one query; a failed close loses nothing.
+        let metadata = try Self.run("reading the model of \(location)", on: connection, location: location) {
+            try Self.readMetadata(connection)
+        }
+        guard let text = metadata?["trove.model"] else {
+            throw StoreError(.notFound, "\(location) holds no Trove store; create one with a model (trove init --model MODEL.json \(location))")
+        }
+        let model: Model
+        do {
+            model = try Model(fileData: Data(text.utf8))
+        } catch {
+            throw StoreError(.corruptValue, "the model kept in \(location) does not load (\(error)); open the store with its model file")
+        }
+        try self.init(location: location, model: model)
+    }
+
+    deinit {
+        try? connection.close().wait()  // Nothing is pending; a close that fails leaves nothing behind.
+    }
+
+    // MARK: Connection
+
+    static func connect(to location: PostgresLocation) throws -> PostgresConnection {
+        let configuration: PostgresConnection.Configuration
+        if let folder = location.socketFolder {
+            configuration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(location.port)", username: location.user,
+                                  password: location.password, database: location.database)
+        } else {
+            configuration = .init(host: location.host ?? "localhost", port: location.port, username: location.user,
+                                  password: location.password, database: location.database, tls: .disable)
+        }
+        do {
+            return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                                  id: 1, logger: logger).wait()
+        } catch {
+            throw StoreError(.unreachable, "could not connect to \(location): \(describe(error)); check that the server runs and the user, password and database are right")
+        }
+    }
+
+    /// Runs `sql` with `values` bound as `$1`, `$2`, … and returns its rows and the number of
+    /// rows it changed. Callers hold `lock`.
+    @discardableResult
+    func query(_ sql: String, _ values: [AttributeValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { try PostgresValues.bind(value, to: &bindings) }
+        let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+        return (result.rows, result.metadata.rows ?? 0)
+    }
+
+    /// Runs `body` holding the connection, turning the server's and the driver's errors into
+    /// ``StoreError``s that say what was being done.
+    func run<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try Self.run(doing, on: connection, location: location, body)
+    }
+
+    /// Runs `body` in one transaction holding the write lock: all of it or nothing.
+    func transaction<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+        try run(doing) {
+            try query("BEGIN")
+            do {
+                try query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLockKey)])
+                let result = try body()
+                try query("COMMIT")
+                return result
+            } catch {
+                _ = try? query("ROLLBACK")  // The transaction's error is the one to report; the server rolls back a broken one anyway.
+                throw error
+            }
+        }
+    }
+
+    static func run<T>(_ doing: String, on connection: PostgresConnection, location: PostgresLocation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as ConflictError {
+            throw error
+        } catch is PostgresValues.NULInText {
+            throw StoreError(.constraintViolation, "\(doing): a string holds the NUL character, which PostgreSQL's text cannot keep; remove it before saving")
+        } catch let error as PSQLError {
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let detail = describe(error)
+            switch state {
+            case "23505", "23503", "23502", "23514":
+                throw StoreError(.constraintViolation, "\(doing) broke a constraint of the store (\(detail)); another object has the same unique key — fetch and update that object instead of inserting a new one")
+            case "":
+                throw StoreError(.unreachable, "\(doing): \(detail) (server \(location))")
+            default:
+                throw StoreError(.server, "\(doing): the server \(location) reported \(detail)")
+            }
+        } catch {
+            throw StoreError(.unreachable, "\(doing): \(describe(error)) (server \(location))")
+        }
+    }
+
+    /// The SQLSTATE of a server's error; `nil` for any other error.
+    static func sqlState(of error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// The server's message and SQLSTATE, or the driver's error.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let info = error.serverInfo, let message = info[.message] {
+            return "\(message) [SQLSTATE \(info[.sqlState] ?? "?")]"
+        }
+        return "\(error.code)"
+    }
+
+    // MARK: Opening
+
+    /// Creates the tables in an empty database, or checks the store there was made with this model.
+    private func prepare() throws {
+        let modelText = String(decoding: model.fileData(), as: UTF8.self)
+        try transaction("opening \(location)") {
+            guard let metadata = try Self.readMetadata(connection) else {
+                let existing = try query("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").rows.first
+                if let count = try existing?.decode(Int64.self), count > 0 {
+                    throw StoreError(.notATroveStore, "\(location) holds \(count) tables but no Trove store (no \(Self.metadataTable) table); use an empty database")
+                }
+                for sql in Self.creationSQL(for: schema) { try query(sql) }
+                try writeMetadata(["trove.formatVersion": String(Self.formatVersion), "trove.modelHash": model.versionHash,
+                                   "trove.model": modelText, "trove.createdAt": Date().formatted(.iso8601)].mapValues { $0 })
+                return
+            }
+            guard let version = metadata["trove.formatVersion"].flatMap(Int.init), version <= Self.formatVersion else {
+                throw StoreError(.unsupportedFormat, "\(location) has a store of format \(metadata["trove.formatVersion"] ?? "?"), this Trove reads up to \(Self.formatVersion); use a newer Trove")
+            }
+            let storedHash = metadata["trove.modelHash"] ?? ""
+            guard storedHash == model.versionHash else {
+                let differences = metadata["trove.model"].flatMap { try? Model(fileData: Data($0.utf8)) }.map { model.differences(from: $0) } ?? []
+                let list = differences.isEmpty ? "" : "\n" + differences.map { "  - \($0)" }.joined(separator: "\n")
+                throw StoreError(.modelMismatch, "\(location) was created with another model (version hash \(storedHash), this model's is \(model.versionHash)); open it with that model\(list)")
+            }
+            if metadata["trove.model"] != modelText { try writeMetadata(["trove.model": modelText]) }
+        }
+    }
+
+    /// The metadata table's rows, or `nil` when the database has no such table.
+    private static func readMetadata(_ connection: PostgresConnection) throws -> [String: String]? {
+        let exists = try connection.query("SELECT to_regclass(\(metadataTable))::text", logger: logger).wait().rows.first
+        guard (try exists?.decode(String?.self)) != nil else { return nil }
+        let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(quoted(metadataTable))"), logger: logger).wait().rows
+        var metadata: [String: String] = [:]
+        for row in rows {
+            let (key, value) = try row.decode((String, String).self)
+            metadata[key] = value
+        }
+        return metadata
+    }
+
+    /// Sets each key to its value, or removes it where the value is `nil`. Callers hold `lock`.
+    func writeMetadata(_ changes: [String: String?]) throws {
+        for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
+            if let value {
+                try query("INSERT INTO \(quoted(Self.metadataTable)) (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                          [.string(key), .string(value)])
+            } else {
+                try query("DELETE FROM \(quoted(Self.metadataTable)) WHERE key = $1", [.string(key)])
+            }
+        }
+    }
+
+    // MARK: PersistentStore: metadata, tokens, locks
+
+    public func metadata() throws -> [String: String] {
+        try run("reading the metadata of \(location)") { try Self.readMetadata(connection) ?? [:] }
+    }
+
+    public func changeToken() throws -> StoreChangeToken {
+        try run("reading the change token of \(location)") {
+            let row = try query("SELECT counter FROM \(quoted(Self.changesTable))").rows.first
+            return StoreChangeToken(storeID: storeID, version: try row?.decode(Int64.self) ?? 0)
+        }
+    }
+
+    /// Runs `body` as it is: a PostgreSQL store has no write-ahead log of its own to tune.
+    public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
+        try body()
+    }
+
+    /// Runs `body` holding the write lock every save takes (a session-level advisory lock of
+    /// the same key), so that no other process's save commits between its reads and its saves.
+    /// The store's other users in this process wait meanwhile: they share its connection.
+    public func writingExclusively<T>(_ body: () throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try run("taking the write lock of \(location)") {
+            try query("SELECT pg_advisory_lock($1)", [.integer(Self.writeLockKey)])
+        }
+        defer {
+            // Closing the connection frees the lock too: an unlock that fails loses nothing.
+            _ = try? run("freeing the write lock of \(location)") {
+                try query("SELECT pg_advisory_unlock($1)", [.integer(Self.writeLockKey)])
+            }
+        }
+        return try body()
+    }
+}
+
+extension PostgresStore {
+    /// Creates the database `location` names, connecting to the server's `postgres` database
+    /// (as `createdb` does); the user needs the right to create databases.
+    /// - Throws: ``StoreError/Code/alreadyExists`` when it exists, ``StoreError/Code/unreachable``
+    ///   when the server cannot be reached.
+    public static func createDatabase(at location: PostgresLocation) throws {
+        do {
+            try administer("CREATE DATABASE \(quoted(location.database))", on: location)
+        } catch let error as StoreError where error.message.contains("42P04") {
+            throw StoreError(.alreadyExists, "the database \(location) exists already; open it, or name another")
+        }
+    }
+
+    /// Runs one statement on the server's `postgres` database: for creating and dropping
+    /// databases, which no transaction may hold.
+    package static func administer(_ sql: String, on location: PostgresLocation) throws {
+        let maintenance = location.database("postgres")
+        let connection = try connect(to: maintenance)
+        defer { try? connection.close().wait() }  // Used for one statement; a failed close loses nothing.
+        _ = try run("running \(sql)", on: connection, location: maintenance) {
+            try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        }
+    }
+}

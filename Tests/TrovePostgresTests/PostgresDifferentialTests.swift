@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import Trove
+import TrovePostgres
+import TroveTesting
+
+/// The differential suite's predicates on PostgreSQL: every case selects the same objects, in the
+/// same order, as on SQLite (whose own suite checks it against the in-memory evaluator and the
+/// hand counts), or is refused with a typed error naming what PostgreSQL cannot run yet — never a
+/// different answer.
+@Suite(.enabled(if: PostgresServer.isConfigured, PostgresServer.skipMessage))
+struct PostgresDifferentialTests {
+    @Test func everyPredicateSelectsWhatSQLiteSelects() throws {
+        let directory = try TemporaryDirectory()
+        let sqlite = try DifferentialDataSet.makeContainer(at: directory.file("differential.trove")).newBackgroundContext()
+        let database = try TemporaryDatabase()
+        let postgres = try Container(store: PostgresStore(location: database.location, model: DifferentialDataSet.model()))
+        try DifferentialDataSet.populate(postgres.newBackgroundContext())
+        let context = postgres.newBackgroundContext()
+
+        var supported = 0
+        var refused: [String] = []
+        for test in DifferentialPredicates.all {
+            var request = FetchRequest(entityName: test.entity, predicate: try test.predicate())
+            request.includesPendingChanges = false
+            let expected = try labels(sqlite.fetch(request))
+            do {
+                let selected = try labels(context.fetch(request))
+                #expect(selected == expected, "\(test.entity) where \(test.format)")
+                #expect(try context.count(for: request) == expected.count, "count of \(test.entity) where \(test.format)")
+                supported += 1
+            } catch let error as StoreError where error.code == .unsupportedFormat && error.message.contains("PostgreSQL") {
+                refused.append(test.format)
+            } catch {
+                Issue.record(error, "\(test.entity) where \(test.format)")
+            }
+        }
+        #expect(supported + refused.count == DifferentialPredicates.all.count)
+        // String operators, their options, LIKE, MATCHES, @sum and @avg are refused for now (112
+        // of 392 cases); the other 280 must run (a drop here is a regression).
+        #expect(supported >= 280, "ran \(supported), refused \(refused.count): \(refused.prefix(20))")
+    }
+
+    /// Each object's first attribute (its id, name or label), in the fetch's order.
+    private func labels(_ objects: some Sequence<ManagedObject>) throws -> [String] {
+        try objects.map { object in
+            let value = try object.value(forKey: object.entity.attributes[0].name)
+            return value.text ?? "\(value)"
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import Trove
+import TrovePostgres
+import TroveTesting
+
+@Suite(.enabled(if: PostgresServer.isConfigured, PostgresServer.skipMessage))
+struct PostgresStoreTests {
+    /// A value of every attribute type, chosen to catch lossy storage (as RoundTripTests' for
+    /// SQLite, without the NUL character PostgreSQL's text refuses).
+    static let values: [String: AttributeValue] = [
+        "stringValue": .string("Straße ✓ \"quoted\" 'single' \\ $1 ? end"),
+        "integer16Value": .integer(Int64(Int16.min)),
+        "integer32Value": .integer(Int64(Int32.max)),
+        "integer64Value": .integer(Int64.max),
+        "doubleValue": .double(0.1 + 0.2),
+        "floatValue": .double(Double(Float(3.14159))),
+        "decimalValue": .decimal(Decimal(string: "12345678901234567890.123456789")!),
+        "booleanValue": .boolean(true),
+        "dateValue": .date(Date(timeIntervalSinceReferenceDate: 333_333_333.123_456_789)),
+        "binaryValue": .binary(Data([0, 1, 2, 255, 254, 0])),
+        "uuidValue": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
+        "uriValue": .uri(URL(string: "https://example.com/a%20b?q=1#frag")!),
+        "characterValue": .character("👩‍👩‍👧"),
+        "jsonValue": .json(["n": .number("123456789012345678901234567890"), "a": [true, nil, "x"], "o": [:]]),
+    ]
+
+    @Test func everyTypeRoundTripsExactlyThroughAFreshStore() throws {
+        let database = try TemporaryDatabase()
+        let model = try SampleModels.everyType()
+        let id: ObjectID
+        do {
+            let context = try Container(store: PostgresStore(location: database.location, model: model)).newBackgroundContext()
+            let thing = try context.insert("Thing")
+            for (key, value) in Self.values { try thing.setValue(value, forKey: key) }
+            try context.save()
+            id = thing.objectID
+        }
+        // Opened again without a model: the one kept in the database.
+        let store = try PostgresStore(location: database.location)
+        #expect(store.model.versionHash == model.versionHash)
+        let thing = try Container(store: store).newBackgroundContext().object(with: id)
+        for (key, value) in Self.values {
+            #expect(try thing.value(forKey: key) == value, "\(key)")
+        }
+        // Exactly Date's own value, which a timestamp column would round to microseconds.
+        #expect(try thing.value(forKey: "dateValue", as: Date.self)?.timeIntervalSinceReferenceDate == 333_333_333.123_456_789)
+    }
+
+    @Test func extremeDecimalsRoundTrip() throws {
+        let database = try TemporaryDatabase()
+        let context = try Container(store: PostgresStore(location: database.location, model: SampleModels.everyType())).newBackgroundContext()
+        let texts = ["0", "-0.000001", "1e100", "-123456789012345678901234567890123456.78", "0.1", "1000000", "-9.99e-100"]
+        var things: [(ManagedObject, Decimal)] = []
+        for text in texts {
+            let decimal = try #require(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")))
+            let thing = try context.insert("Thing")
+            try thing.setValue(AttributeValue.decimal(decimal), forKey: "decimalValue")
+            things.append((thing, decimal))
+        }
+        try context.save()
+        let fresh = try Container(store: PostgresStore(location: database.location)).newBackgroundContext()
+        for (thing, decimal) in things {
+            #expect(try fresh.object(with: thing.objectID).value(forKey: "decimalValue") == .decimal(decimal), "\(decimal)")
+        }
+    }
+
+    @Test func nilRoundTripsForEveryType() throws {
+        let database = try TemporaryDatabase()
+        let context = try Container(store: PostgresStore(location: database.location, model: SampleModels.everyType())).newBackgroundContext()
+        let thing = try context.insert("Thing")
+        try context.save()
+        let fresh = try Container(store: PostgresStore(location: database.location)).newBackgroundContext()
+        let again = try fresh.object(with: thing.objectID)
+        for type in AttributeType.allCases {
+            #expect(try again.value(forKey: type.rawValue + "Value") == .null)
+        }
+    }
+
+    @Test func textWithNULIsRefusedAndNothingIsWritten() throws {
+        let database = try TemporaryDatabase()
+        let store = try PostgresStore(location: database.location, model: SampleModels.everyType())
+        let context = try Container(store: store).newBackgroundContext()
+        let thing = try context.insert("Thing")
+        try thing.setValue(AttributeValue.string("a\u{0}b"), forKey: "stringValue")
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .constraintViolation)
+        #expect(error.message.contains("NUL"))
+        #expect(try store.count(of: "Thing") == 0)
+    }
+
+    @Test func openingWithAnotherModelOrAForeignDatabaseFails() throws {
+        let database = try TemporaryDatabase()
+        _ = try PostgresStore(location: database.location, model: SampleModels.everyType())
+        let mismatch = try #require(throws: StoreError.self) { try PostgresStore(location: database.location, model: SampleModels.photos()) }
+        #expect(mismatch.code == .modelMismatch)
+
+        let foreign = try TemporaryDatabase()
+        let plain = try PostgresStore(location: foreign.location, model: SampleModels.photos())
+        _ = plain
+        let other = try TemporaryDatabase()
+        try PostgresStore.administer("SELECT 1", on: other.location)
+        let missing = try #require(throws: StoreError.self) { try PostgresStore(location: other.location) }
+        #expect(missing.code == .notFound)
+    }
+
+    @Test func unreachableServerGivesATypedErrorWithoutThePassword() throws {
+        let location = try PostgresLocation("postgres://someone:secret@127.0.0.1:1/nowhere")
+        let error = try #require(throws: StoreError.self) { try PostgresStore(location: location, model: SampleModels.photos()) }
+        #expect(error.code == .unreachable)
+        #expect(!error.message.contains("secret"))
+        #expect(!location.description.contains("secret"))
+    }
+
+    @Test func savesCheckVersionsAcrossStores() throws {
+        let database = try TemporaryDatabase()
+        let model = try SampleModels.photos()
+        let first = try Container(store: PostgresStore(location: database.location, model: model)).newBackgroundContext()
+        let photo = try first.insert("Photo")
+        try photo.setValue(AttributeValue.string("p1"), forKey: "id")
+        try photo.setValue(AttributeValue.string("one"), forKey: "title")
+        try first.save()
+
+        let secondStore = try PostgresStore(location: database.location, model: model)
+        let second = try Container(store: secondStore).newBackgroundContext()
+        let token = try secondStore.changeToken()
+        let same = try second.object(with: photo.objectID)
+        try same.setValue(AttributeValue.string("two"), forKey: "title")
+        try second.save()
+        #expect(try secondStore.hasChanged(since: token))
+
+        try photo.setValue(AttributeValue.string("three"), forKey: "title")
+        #expect(throws: (any Error).self) { try first.save() }
+        let stored = try #require(try secondStore.row(for: photo.objectID))
+        #expect(stored.version == 2)
+        #expect(stored.values.contains(.string("two")))
+    }
+
+    @Test func aDuplicateUniqueKeyNamesTheObjectAndWritesNothing() throws {
+        let database = try TemporaryDatabase()
+        let store = try PostgresStore(location: database.location, model: SampleModels.photos())
+        let context = try Container(store: store).newBackgroundContext()
+        for _ in 0..<2 {
+            let photo = try context.insert("Photo")
+            try photo.setValue(AttributeValue.string("same"), forKey: "id")
+        }
+        let other = try context.insert("Photo")
+        try other.setValue(AttributeValue.string("other"), forKey: "id")
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .constraintViolation)
+        #expect(error.message.contains("Photo"))
+        #expect(try store.count(of: "Photo") == 0)
+        #expect(try store.changeToken() == store.changeToken())
+    }
+}
