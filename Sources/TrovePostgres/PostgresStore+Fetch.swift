@@ -208,28 +208,9 @@ extension PostgresStore {
         let owners = Dictionary(ids.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { a, _ in a })
         guard let first = ids.first(where: { $0.primaryKey != nil }) else { return [:] }
         let source = try schema.layout(of: first.entityName).entity
-        guard let declared = source.relationship(named: relationship) else {
-            throw StoreError(.unknownEntity, "entity '\(source.name)' has no relationship '\(relationship)'")
-        }
-        let destination = try schema.layout(of: declared.destination)
+        let (destination, owner, from, order) = try schema.related(relationship, of: source)
         let plan = try readPlan(for: destination)
         let selection = try plan.selection(from: "d", schema: schema, model: model)
-        let sourceTable = try schema.layout(of: source.name).table
-        // Each statement selects the owner's key first, then the related row (as SQLiteStore's).
-        let (owner, from, order): (String, String, String)
-        switch try schema.storage(of: relationship, in: source) {
-        case .foreignKey(let column):
-            (owner, from, order) = ("\"o\".\"_pk\"",
-                "\(quoted(sourceTable)) AS \"o\" JOIN \(quoted(destination.table)) AS \"d\" ON \"d\".\"_pk\" = \"o\".\(quoted(column))", "\"d\".\"_pk\"")
-        case .inverseForeignKey(let table, let column):
-            (owner, from, order) = ("\"d\".\(quoted(column))", "\(quoted(table)) AS \"d\"", "\"d\".\"_pk\"")
-        case .joinTable(let name, let sourceIsFirst):
-            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
-            let ordered = schema.joinTables.first { $0.name == name }?.isOrdered == true
-            (owner, from, order) = ("\"j\".\(quoted(mine))",
-                "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
-                ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")
-        }
         var related: [ObjectID: [RowSnapshot]] = [:]
         let keys = owners.keys.sorted()
         for start in stride(from: 0, to: keys.count, by: 1000) {

@@ -182,6 +182,33 @@ package struct StoreSchema: Sendable {
         return storage
     }
 
+    /// How to read the objects `relationship` reaches from rows of `source`, in every store: the
+    /// owner's key (to select first), a FROM clause naming the related rows `d`, and their
+    /// order (an ordered relationship's positions, otherwise stored order).
+    package func related(_ relationship: String, of source: Entity) throws
+        -> (destination: EntityLayout, owner: String, from: String, order: String) {
+        guard let declared = source.relationship(named: relationship) else {
+            throw StoreError(.unknownEntity, "entity '\(source.name)' has no relationship '\(relationship)'")
+        }
+        let destination = try layout(of: declared.destination)
+        let sourceTable = try layout(of: source.name).table
+        switch try storage(of: relationship, in: source) {
+        case .foreignKey(let column):
+            return (destination, "\"o\".\"_pk\"",
+                    "\(quoted(sourceTable)) AS \"o\" JOIN \(quoted(destination.table)) AS \"d\" ON \"d\".\"_pk\" = \"o\".\(quoted(column))", "\"d\".\"_pk\"")
+        case .inverseForeignKey(let table, let column):
+            return (destination, "\"d\".\(quoted(column))", "\(quoted(table)) AS \"d\"", "\"d\".\"_pk\"")
+        case .joinTable(let name, let sourceIsFirst):
+            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
+            // The join table holds its source side's order only: the other side (unordered, or
+            // the second of two ordered sides) reads in stored order, as an unordered to-many does.
+            let ordered = sourceIsFirst && joinTables.first { $0.name == name }?.isOrdered == true
+            return (destination, "\"j\".\(quoted(mine))",
+                    "\(quoted(destination.table)) AS \"d\" JOIN \(quoted(name)) AS \"j\" ON \"j\".\(quoted(other)) = \"d\".\"_pk\"",
+                    ordered ? "\"j\".\"position\"" : "\"d\".\"_pk\"")
+        }
+    }
+
     package func layout(of entityName: String) throws -> EntityLayout {
         guard let layout = layouts[entityName] else {
             throw StoreError(.unknownEntity, "the model has no entity named '\(entityName)'")

@@ -4,23 +4,8 @@ import Trove
 import TroveTesting
 
 @Suite struct RoundTripTests {
-    /// A value of every attribute type, chosen to catch lossy storage.
-    static let values: [String: AttributeValue] = [
-        "stringValue": .string("Straße ✓ \"quoted\" 'single' \\ \u{0} end"),
-        "integer16Value": .integer(Int64(Int16.min)),
-        "integer32Value": .integer(Int64(Int32.max)),
-        "integer64Value": .integer(Int64.max),
-        "doubleValue": .double(0.1 + 0.2),
-        "floatValue": .double(Double(Float(3.14159))),
-        "decimalValue": .decimal(Decimal(string: "12345678901234567890.123456789")!),
-        "booleanValue": .boolean(true),
-        "dateValue": .date(Date(timeIntervalSince1970: 1_311_460_240.123)),
-        "binaryValue": .binary(Data([0, 1, 2, 255, 254, 0])),
-        "uuidValue": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!),
-        "uriValue": .uri(URL(string: "https://example.com/a%20b?q=1#frag")!),
-        "characterValue": .character("👩‍👩‍👧"),
-        "jsonValue": .json(["n": .number("123456789012345678901234567890"), "a": [true, nil, "x"], "o": [:]]),
-    ]
+    /// A value of every attribute type, chosen to catch lossy storage, the string with a NUL.
+    static let values = SampleModels.everyTypeValues.merging(["stringValue": .string("Straße ✓ \"quoted\" 'single' \\ \u{0} end")]) { $1 }
 
     @Test func everyTypeRoundTripsExactlyThroughAFreshContainer() throws {
         let dir = try TemporaryDirectory()
