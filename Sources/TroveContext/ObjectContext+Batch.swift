@@ -26,7 +26,8 @@ extension ObjectContext {
     /// When deleting needs the objects — an ``ObjectHooks/prepareForDeletion(of:_:)`` hook, or a
     /// class whose ``EntityClass/needsObjectsInBatchRequests`` is `true`, for an entity the
     /// delete may reach — the objects are fetched and deleted through a context and saved, and
-    /// the result's ``BatchResult/usedObjects`` says so.
+    /// the result's ``BatchResult/usedObjects`` says so. So does a store that has no batch
+    /// writes (it throws ``StoreError/Code/unsupportedFormat``: the PostgreSQL store, for now).
     ///
     /// A batch delete does not check relationship rules (`optional`, `minCount`) of the objects
     /// it unlinks, as Core Data's does not.
@@ -37,16 +38,20 @@ extension ObjectContext {
     @discardableResult
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         let query = try batchQuery(request.fetchRequest)
-        if deletionNeedsObjects(query.entity, includesSubentities: request.includesSubentities) {
-            return try throughObjects { scratch in
+        func deleteObjects() throws -> BatchResult {
+            try throughObjects { scratch in
                 let matched = try scratch.fetch(request.fetchRequest)
                 for object in matched { try scratch.delete(object) }
                 return matched.map(\.objectID)
             }
         }
+        if deletionNeedsObjects(query.entity, includesSubentities: request.includesSubentities) { return try deleteObjects() }
         let written: BatchWriteResult
         do {
             written = try store.batchDelete(query)
+        } catch let error as StoreError where error.code == .unsupportedFormat {
+            // A store without batch writes (PostgreSQL's, for now) deletes through objects.
+            return try deleteObjects()
         } catch let denied as DeniedDeleteError {
             throw ValidationError(failures: [ValidationError.Failure(
                 objectID: denied.objectID, key: denied.relationship, rule: .deny,
@@ -83,8 +88,8 @@ extension ObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         let query = try batchQuery(request.fetchRequest)
         let values = try checkedValues(request.values, of: query.entity)
-        if updateNeedsObjects(query.entity, includesSubentities: request.includesSubentities) {
-            return try throughObjects { scratch in
+        func updateObjects() throws -> BatchResult {
+            try throughObjects { scratch in
                 var changed: [ObjectID] = []
                 for object in try scratch.fetch(request.fetchRequest) {
                     for (position, value) in values { try object.setValue(value, forAttributeAt: position) }
@@ -93,10 +98,17 @@ extension ObjectContext {
                 return changed
             }
         }
+        if updateNeedsObjects(query.entity, includesSubentities: request.includesSubentities) { return try updateObjects() }
         if let failure = try firstRuleFailure(of: values, in: query.entity, request: request.fetchRequest) {
             throw ValidationError(failures: [failure])
         }
-        let written = try store.batchUpdate(query, values: values)
+        let written: BatchWriteResult
+        do {
+            written = try store.batchUpdate(query, values: values)
+        } catch let error as StoreError where error.code == .unsupportedFormat {
+            // A store without batch writes (PostgreSQL's, for now) updates through objects.
+            return try updateObjects()
+        }
         let matched = written.matched.allIDs
         var changes = ObjectChanges()
         changes.updated = Set(matched)

@@ -1,4 +1,4 @@
-import TroveModel
+public import TroveModel
 public import TroveStore
 
 extension PostgresStore {
@@ -227,5 +227,19 @@ private struct PostgresSaveWriter {
     private func conflict(for id: ObjectID, expected: Int64, table: String) throws -> ConflictError.Conflict {
         let row = try store.query("SELECT \"_version\" FROM \(quoted(table)) WHERE \"_pk\" = $1", [.integer(try key(of: id))]).rows.first
         return ConflictError.Conflict(objectID: id, expectedVersion: expected, storeVersion: try row?.decode(Int64.self))
+    }
+}
+
+extension PostgresStore {
+    /// Not on PostgreSQL yet: throws ``StoreError/Code/unsupportedFormat``, and a context's
+    /// batch request then deletes through objects (its result's `usedObjects` says so).
+    public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
+        throw StoreError(.unsupportedFormat, "batch deletes do not run on PostgreSQL yet; delete the objects through a context")
+    }
+
+    /// Not on PostgreSQL yet: throws ``StoreError/Code/unsupportedFormat``, and a context's
+    /// batch request then updates through objects (its result's `usedObjects` says so).
+    public func batchUpdate(_ query: StoreQuery, values: [Int: AttributeValue]) throws -> BatchWriteResult {
+        throw StoreError(.unsupportedFormat, "batch updates do not run on PostgreSQL yet; update the objects through a context")
     }
 }

@@ -135,4 +135,28 @@ struct PostgresStoreTests {
         #expect(try store.count(of: "Photo") == 0)
         #expect(try store.changeToken() == store.changeToken())
     }
+
+    @Test func batchRequestsRunThroughObjectsAndCascade() throws {
+        let database = try TemporaryDatabase()
+        let store = try PostgresStore(location: database.location, model: SampleModels.photos())
+        let context = try Container(store: store).newBackgroundContext()
+        for (id, views) in [("a", 1), ("b", 5), ("c", 9)] {
+            let photographer = try context.insert("Photographer")
+            try photographer.setValue(id, forKey: "id")
+            let photo = try context.insert("Photo")
+            try photo.setValue("photo-\(id)", forKey: "id")
+            try photo.setValue(Int64(views), forKey: "views")
+            _ = try photo.setRelatedObject(photographer, forKey: "whoTook")
+        }
+        try context.save()
+        let updated = try context.execute(BatchUpdateRequest(entityName: "Photo", predicate: ObjectPredicate(format: "views > 3"),
+                                                             values: ["title": .string("popular")]))
+        #expect(updated.usedObjects)
+        #expect(updated.count == 2)
+        #expect(try context.count(for: FetchRequest(entityName: "Photo", predicate: ObjectPredicate(format: "title == 'popular'"))) == 2)
+        // Photographer.photos cascades: deleting two photographers deletes their photos.
+        #expect(try context.deleteAll("Photographer", where: "id != %@", "a") == 2)
+        #expect(try store.count(of: "Photographer") == 1)
+        #expect(try store.count(of: "Photo") == 1)
+    }
 }
