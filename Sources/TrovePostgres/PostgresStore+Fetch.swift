@@ -16,16 +16,15 @@ struct PostgresReadPlan: Sendable {
 
     let table: StoreSchema.Table
     let entities: [String: EntityColumns]
-    private let columns: [String]
-    private let derived: [(entity: Entity, attribute: Attribute)]
+    /// The selection from the table named `t` (a fetch's rows) and `d` (related rows).
+    let selections: (t: String, d: String)
 
-    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) {
+    init(table: StoreSchema.Table, schema: StoreSchema, model: Model) throws {
         self.table = table
         var columns = ["_pk", "_version"]
         if table.hasEntityColumn { columns.append("_entity") }
         columns += table.columns.map(\.name)
         columns += table.foreignKeys.map(\.column)
-        self.columns = columns
         let position = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         var derived: [(entity: Entity, attribute: Attribute)] = []
         var entities: [String: EntityColumns] = [:]
@@ -42,21 +41,20 @@ struct PostgresReadPlan: Sendable {
             }
             var foreignKeys: [(Int, Int, Entity)] = []
             for (index, relationship) in entity.relationships.enumerated() {
-                guard case .foreignKey(let column)? = try? schema.storage(of: relationship.name, in: entity),
+                guard case .foreignKey(let column)? = schema.relationshipStorage["\(entity.name).\(relationship.name)"],
                       let at = position[column], let destination = model.entity(named: relationship.destination) else { continue }
                 foreignKeys.append((index, at, destination))
             }
             entities[entity.name] = EntityColumns(entity: entity, attributes: attributes, foreignKeys: foreignKeys)
         }
         self.entities = entities
-        self.derived = derived
-    }
-
-    /// The selection from the table named `alias`: each column, then each derived value.
-    func selection(from alias: String, schema: StoreSchema, model: Model) throws -> String {
-        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        let values = try derived.map { try compiler.derivedValue(of: $0.attribute, in: $0.entity, at: alias).sql }
-        return (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
+        // Each column, qualified by the alias, then each derived value.
+        func selection(from alias: String) throws -> String {
+            var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+            let values = try derived.map { try compiler.derivedValue(of: $0.attribute, in: $0.entity, at: alias).sql }
+            return (columns.map { "\(quoted(alias)).\(quoted($0))" } + values).joined(separator: ", ")
+        }
+        selections = (try selection(from: "t"), try selection(from: "d"))
     }
 
     /// Decodes a row whose selection starts at cell `base`; `defaultEntity` names the entity of
@@ -95,10 +93,10 @@ struct PostgresReadPlan: Sendable {
 
 extension PostgresStore {
     func readPlan(for layout: StoreSchema.EntityLayout) throws -> PostgresReadPlan {
-        guard let table = schema.tables.first(where: { $0.name == layout.table }) else {
+        guard let plan = readPlans[layout.table] else {
             throw StoreError(.unknownEntity, "no table for entity '\(layout.entity.name)'")
         }
-        return PostgresReadPlan(table: table, schema: schema, model: model)
+        return plan
     }
 
     /// Runs a SELECT of a read plan's selection and decodes every row.
@@ -112,7 +110,7 @@ extension PostgresStore {
     public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
-        let selection = try plan.selection(from: "t", schema: schema, model: model)
+        let selection = plan.selections.t
         var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
         let sql = try compiler.select({ _ in selection }, for: query)
         return try snapshots("fetching \(query.entity.name)", plan: plan, sql: sql, compiler.arguments, defaultEntity: layout.entity.name)
@@ -154,7 +152,7 @@ extension PostgresStore {
         guard !keys.isEmpty, !attributes.isEmpty else { return [] }
         let layout = try schema.layout(of: entity.name)
         let plan = try readPlan(for: layout)
-        let selection = try plan.selection(from: "t", schema: schema, model: model)
+        let selection = plan.selections.t
         let columns = "(" + attributes.map { "\"t\".\(quoted($0))" }.joined(separator: ", ") + ")"
         var rows: [RowSnapshot] = []
         for start in stride(from: 0, to: keys.count, by: 500) {
@@ -187,7 +185,7 @@ extension PostgresStore {
         var rows: [RowSnapshot] = []
         for (table, group) in byTable.sorted(by: { $0.key < $1.key }) {
             let plan = try readPlan(for: group.layout)
-            let selection = try plan.selection(from: "t", schema: schema, model: model)
+            let selection = plan.selections.t
             for start in stride(from: 0, to: group.keys.count, by: 1000) {
                 let slice = group.keys[start..<min(start + 1000, group.keys.count)]
                 let sql = "SELECT \(selection) FROM \(quoted(table)) AS \"t\" WHERE \"t\".\"_pk\" IN (\((1...slice.count).map { "$\($0)" }.joined(separator: ", ")))"
@@ -210,7 +208,7 @@ extension PostgresStore {
         let source = try schema.layout(of: first.entityName).entity
         let (destination, owner, from, order) = try schema.related(relationship, of: source)
         let plan = try readPlan(for: destination)
-        let selection = try plan.selection(from: "d", schema: schema, model: model)
+        let selection = plan.selections.d
         var related: [ObjectID: [RowSnapshot]] = [:]
         let keys = owners.keys.sorted()
         for start in stride(from: 0, to: keys.count, by: 1000) {

@@ -25,6 +25,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     public let location: PostgresLocation
     /// The tables the model is kept in.
     let schema: StoreSchema
+    /// How to read each table's rows, by table name (made once).
+    let readPlans: [String: PostgresReadPlan]
     /// Numbers this open store's change tokens.
     let storeID = StoreChangeToken.nextStoreID()
     /// Held around every use of `connection`; recursive, because ``writingExclusively(_:)``
@@ -54,7 +56,11 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     public init(location: PostgresLocation, model: Model) throws {
         self.location = location
         self.model = model
-        self.schema = StoreSchema(model: model)
+        let schema = StoreSchema(model: model)
+        self.schema = schema
+        self.readPlans = Dictionary(uniqueKeysWithValues: try schema.tables.map {
+            ($0.name, try PostgresReadPlan(table: $0, schema: schema, model: model))
+        })
         self.connection = try Self.connect(to: location)
         do {
             try prepare()
@@ -267,9 +273,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
             try query("SELECT pg_advisory_lock($1)", [.integer(Self.writeLockKey)])
         }
         defer {
-            // Closing the connection frees the lock too: an unlock that fails loses nothing.
-            _ = try? run("freeing the write lock of \(location)") {
-                try query("SELECT pg_advisory_unlock($1)", [.integer(Self.writeLockKey)])
+            // An unlock that fails leaves the lock to the connection's end (the server frees it
+            // then); other processes' saves wait until then, so say so.
+            do {
+                _ = try run("freeing the write lock of \(location)") {
+                    try query("SELECT pg_advisory_unlock($1)", [.integer(Self.writeLockKey)])
+                }
+            } catch {
+                Self.logger.warning("could not free the write lock of \(location): \(error); other writers wait until this store closes")
             }
         }
         return try body()

@@ -222,6 +222,17 @@ public struct ChangeSet: Sendable, Hashable {
     public var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && metadata.isEmpty }
 }
 
+extension ChangeSet {
+    /// The primary key of `id`: a stored object's own, or the one this save gave an inserted
+    /// object (`permanentIDs`, taken before anything is written).
+    /// - Throws: ``StoreError`` `.constraintViolation` for an object neither stored nor inserted.
+    package static func primaryKey(of id: ObjectID, permanentIDs: [ObjectID: ObjectID]) throws -> Int64 {
+        if let pk = id.primaryKey ?? permanentIDs[id]?.primaryKey { return pk }
+        throw StoreError(.constraintViolation,
+            "the save refers to \(id), which is neither stored nor inserted by this save; insert it in the same context")
+    }
+}
+
 /// What a save wrote: the permanent IDs given to inserted rows and the rows' new versions.
 public struct SaveResult: Sendable, Hashable {
     /// Each inserted row's temporary ID mapped to its permanent ID.

@@ -333,9 +333,7 @@ private struct SaveWriter {
 
     /// The primary key of a stored object, or of an object inserted by this save.
     private func key(of id: ObjectID) throws -> Int64 {
-        if let pk = id.primaryKey ?? permanentIDs[id]?.primaryKey { return pk }
-        throw StoreError(.constraintViolation,
-            "the save refers to \(id), which is neither stored nor inserted by this save; insert it in the same context")
+        try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs)
     }
 
     /// Runs one write statement (`prepared` from `sql` already, or looked up in the cache),
