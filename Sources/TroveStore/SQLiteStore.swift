@@ -382,9 +382,9 @@ public final class SQLiteStore: PersistentStore {
     /// Runs `body` on a reading connection — in memory, on the writer's one connection — and
     /// maps errors as ``mapErrors(_:_:)``. Each statement reads the store as of its own start;
     /// `consistently` reads every statement from one snapshot (one read transaction).
-    func read<T>(_ doing: String, consistently: Bool = false, _ body: (any StatementSource) throws -> T) throws -> T {
+    func read<T>(_ doing: @autoclosure () -> String, consistently: Bool = false, _ body: (any StatementSource) throws -> T) throws -> T {
         do {
-            return try SQLiteStore.mapErrors(doing) {
+            return try SQLiteStore.mapErrors(doing()) {
                 if let readers {
                     return consistently ? try readers.readConsistently(body) : try readers.read(body)
                 }
@@ -399,12 +399,14 @@ public final class SQLiteStore: PersistentStore {
     // MARK: Errors
 
     /// Runs `body`, turning GRDB's errors into ``StoreError``s that say what was being done,
-    /// and the failure of a predicate function back into its ``ObjectPredicateError``.
-    static func mapErrors<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+    /// and the failure of a predicate function back into its ``ObjectPredicateError``. `doing`
+    /// is made only for an error: interpolated at every read, it cost every fetch.
+    static func mapErrors<T>(_ doing: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
             if let failure = SQLFunctions.evaluationError(in: error.message) { throw failure }
+            let doing = doing()
             switch error.resultCode {
             case .SQLITE_NOTADB:
                 throw StoreError(.notATroveStore, "\(doing): the file is not an SQLite database")

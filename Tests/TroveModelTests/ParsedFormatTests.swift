@@ -65,4 +65,20 @@ struct ParsedFormatTests {
         #expect(ParsedFormat.parsed("%K == %@") == nil)
         #expect(ParsedFormat.parsed("views > ") == nil, "a syntax error is left to the parser, which says why")
     }
+
+    @Test func aThreadAskingForItsLastFormatAgainTakesNoLock() throws {
+        // (A synchronous test stays on one thread.)
+        let format = "title == %@ AND views >= %d"
+        let kept = try #require(ParsedFormat.parsed(format))
+        let before = ParsedFormat.sharedLookupsOnThisThread
+        for views in 0..<100 {
+            #expect(ParsedFormat.parsed(format) === kept)
+            #expect(try ObjectPredicate(format: format, "a", views).root == parsed(format, ["a", views]).get())
+        }
+        #expect(ParsedFormat.sharedLookupsOnThisThread == before, "the thread's last format is found without the shared cache")
+        // Another format in between is looked up in the shared cache, and the first one again after it.
+        #expect(ParsedFormat.parsed("views > %d") != nil)
+        #expect(ParsedFormat.parsed(format) != nil)
+        #expect(ParsedFormat.sharedLookupsOnThisThread == before + 2)
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A format's tree with a placeholder for each argument, parsed once and kept: an app fetches
 /// with the same few formats again and again (`id == %@`), and parsing one took a tenth of a
 /// fetch by unique key. Formats whose tree depends on their arguments' values (`%K`, `CAST`)
@@ -19,12 +21,21 @@ package final class ParsedFormat: Sendable {
 
     /// The parsed form of `format`, parsed now if it was not yet; `nil` when it has none.
     static func parsed(_ format: String) -> ParsedFormat? {
-        if let parsed = cache.withLock({ $0[format] }) { return parsed }
-        let parsed = make(format)
-        cache.withLock { cache in
-            if cache.count >= 256 { cache.removeAll() }
-            cache[format] = parsed
+        let last = LastFormat.ofThisThread
+        if let last, last.format == format { return last.parsed }
+        let parsed: ParsedFormat?
+        last?.sharedLookups += 1
+        if let kept = cache.withLock({ $0[format] }) {
+            parsed = kept
+        } else {
+            parsed = make(format)
+            cache.withLock { cache in
+                if cache.count >= 256 { cache.removeAll() }
+                cache[format] = parsed
+            }
         }
+        last?.format = format
+        last?.parsed = parsed
         return parsed
     }
 
@@ -42,6 +53,9 @@ package final class ParsedFormat: Sendable {
         guard let root = try? parser.parse() else { return nil }
         return ParsedFormat(root: root, specifiers: specifiers)
     }
+
+    /// How many times this thread looked a format up in the shared cache (for tests).
+    static var sharedLookupsOnThisThread: Int { LastFormat.ofThisThread?.sharedLookups ?? 0 }
 
     /// The name of the placeholder of argument `index`.
     static func placeholder(_ index: Int) -> String { "%\(index)" }
@@ -61,4 +75,37 @@ package final class ParsedFormat: Sendable {
             return expressions[index]
         }
     }
+}
+
+/// The format a thread parsed last, and its parsed form, kept by that thread alone (a
+/// thread-specific value, released when the thread ends): a thread fetching with one format
+/// again and again finds it here without the shared cache's lock and hashing (a measurable part
+/// of a fetch by unique key: `Benchmarks/README.md`, fifth round).
+private final class LastFormat {
+    var format: String?
+    var parsed: ParsedFormat?
+    /// How many times the thread looked in the shared cache (for tests).
+    var sharedLookups = 0
+
+    /// This thread's; `nil` when the system has no thread-specific key left to give.
+    static var ofThisThread: LastFormat? {
+        guard let key else { return nil }
+        if let kept = pthread_getspecific(key) { return Unmanaged<LastFormat>.fromOpaque(kept).takeUnretainedValue() }
+        let made = Unmanaged.passRetained(LastFormat())
+        guard pthread_setspecific(key, made.toOpaque()) == 0 else {
+            made.release()
+            return nil
+        }
+        return made.takeUnretainedValue()
+    }
+
+    private static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        let made = pthread_key_create(&key) { kept in
+            // (A non-optional pointer on Darwin, an optional one on Linux.)
+            guard let kept = kept as UnsafeMutableRawPointer? else { return }
+            Unmanaged<LastFormat>.fromOpaque(kept).release()
+        }
+        return made == 0 ? key : nil
+    }()
 }
