@@ -96,8 +96,14 @@ private struct PostgresSaveWriter {
         var assignments: [String] = []
         var values: [AttributeValue] = []
         for (position, value) in update.changes.sorted(by: { $0.key < $1.key }) where entity.attributes[position].isStored {
+            let attribute = entity.attributes[position]
             values.append(value)
-            assignments.append("\(quoted(entity.attributes[position].name)) = $\(values.count)")
+            assignments.append("\(quoted(attribute.name)) = $\(values.count)")
+            guard TextForm.applies(to: attribute.type) else { continue }
+            for form in TextForm.allCases {
+                values.append(form.value(of: value))
+                assignments.append("\(quoted(form.column(of: attribute.name))) = $\(values.count)")
+            }
         }
         var keepsJoinRows = false
         for change in update.relationships {
@@ -126,7 +132,11 @@ private struct PostgresSaveWriter {
         var columns = ["_pk"]
         if layout.hasEntityColumn { columns.append("_entity") }
         let stored = entity.attributes.indices.filter { entity.attributes[$0].isStored }
-        columns += stored.map { entity.attributes[$0].name }
+        let texts = Set(stored.filter { TextForm.applies(to: entity.attributes[$0].type) })
+        for position in stored {
+            columns.append(entity.attributes[position].name)
+            if texts.contains(position) { columns += TextForm.allCases.map { $0.column(of: entity.attributes[position].name) } }
+        }
         var foreignKeys: [Int] = []
         for (index, relationship) in entity.relationships.enumerated() {
             if case .foreignKey(let column) = try store.schema.storage(of: relationship.name, in: entity) {
@@ -147,7 +157,10 @@ private struct PostgresSaveWriter {
                 let first = values.count + 1
                 values.append(.integer(insertKeys[row]))
                 if layout.hasEntityColumn { values.append(.string(insert.objectID.entityName)) }
-                for position in stored { values.append(insert.values[position]) }
+                for position in stored {
+                    values.append(insert.values[position])
+                    if texts.contains(position) { values += TextForm.allCases.map { $0.value(of: insert.values[position]) } }
+                }
                 var links = [AttributeValue](repeating: .null, count: foreignKeys.count)
                 for case .toOne(let relationship, .object(let target)) in insert.relationships {
                     if let slot = foreignKeys.firstIndex(of: relationship) { links[slot] = .integer(try key(of: target)) }

@@ -3,8 +3,8 @@ import TroveStore
 
 extension PostgresStore {
     /// The statements that create a new store's tables and indexes: those of ``SQLiteStore``
-    /// (same tables, columns, keys and unique constraints) in PostgreSQL's types, the metadata
-    /// table, and the one-row change counter.
+    /// (same tables, columns, keys and unique constraints) in PostgreSQL's types, with each text
+    /// attribute's ``TextForm`` columns, the metadata table, and the one-row change counter.
     static func creationSQL(for schema: StoreSchema) -> [String] {
         var statements: [String] = []
         for table in schema.tables {
@@ -12,6 +12,10 @@ extension PostgresStore {
             if table.hasEntityColumn { definitions.append("\"_entity\" text COLLATE \"C\" NOT NULL") }
             for column in table.columns {
                 definitions.append("\(quoted(column.name)) \(PostgresValues.columnType(of: column.type))")
+                guard TextForm.applies(to: column.type) else { continue }
+                for form in TextForm.allCases {
+                    definitions.append("\(quoted(form.column(of: column.name))) text COLLATE \"C\"")
+                }
             }
             for fk in table.foreignKeys {
                 definitions.append("\(quoted(fk.column)) bigint")

@@ -40,7 +40,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     }()
 
     /// The layout this Trove writes (`trove.formatVersion` in the metadata).
-    static let formatVersion = 1
+    /// Format 2 added the text forms (``TextForm``): a format-1 store is refused.
+    static let formatVersion = 2
     /// The table of free key/value metadata, as SQLite's store has it.
     static let metadataTable = "_trove_metadata"
     /// The one-row table whose counter every save raises: the change token.
@@ -206,6 +207,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
                 try writeMetadata(["trove.formatVersion": String(Self.formatVersion), "trove.modelHash": model.versionHash,
                                    "trove.model": modelText, "trove.createdAt": Date().formatted(.iso8601)].mapValues { $0 })
                 return
+            }
+            if metadata["trove.formatVersion"] == "1" {
+                throw StoreError(.unsupportedFormat, "\(location) has a store of format 1, made before text forms were kept for [c], [d] and string sorts; export its objects, create the store again and import them")
             }
             guard let version = metadata["trove.formatVersion"].flatMap(Int.init), version <= Self.formatVersion else {
                 throw StoreError(.unsupportedFormat, "\(location) has a store of format \(metadata["trove.formatVersion"] ?? "?"), this Trove reads up to \(Self.formatVersion); use a newer Trove")

@@ -12,21 +12,7 @@ import TroveTesting
         var testDescription: String { "\(entity) by \(sort)" }
     }
 
-    static let orders: [SortCase] = [
-        ("Photographer", "name"), ("Photographer", "-name"), ("Photographer", "name:ci"), ("Photographer", "-name:ci"),
-        ("Photographer", "name:localized"), ("Photographer", "-name:localized"), ("Photographer", "rating,-name"),
-        ("Photographer", "-rating,name:ci"), ("Photographer", "mentor.name,name"), ("Photographer", "-mentor.name,-born"),
-        ("Photographer", "born"), ("Photographer", "mentor.mentor.name:localized,-id"),
-        ("Photo", "views"), ("Photo", "-views,title"), ("Photo", "whoTook.name:ci,-uploadDate"), ("Photo", "rating,-viewed"),
-        ("Photo", "whoTook.mentor.name,title:localized"), ("Photo", "title:ci"), ("Photo", "detail.decimalValue,uniqueId"),
-        ("Photo", "-detail.uuidValue"), ("Photo", "-title:localized"),
-        ("Tag", "name:ci"), ("Tag", "-name:localized"), ("Tag", "name"),
-        ("Thing", "characterValue:ci"), ("Thing", "stringValue:localized"), ("Thing", "-stringValue:ci,label"),
-        ("Thing", "tag.name,-decimalValue"), ("Thing", "photo.whoTook.name:localized,label"),
-    ].map { SortCase(entity: $0.0, sort: $0.1) } + [
-        "int16Value", "int32Value", "int64Value", "doubleValue", "floatValue", "decimalValue", "booleanValue",
-        "dateValue", "uuidValue", "uriValue", "characterValue", "stringValue", "binaryValue",
-    ].flatMap { [SortCase(entity: "Thing", sort: $0), SortCase(entity: "Thing", sort: "-" + $0)] }
+    static let orders = DifferentialPredicates.sorts.map { SortCase(entity: $0.entity, sort: $0.sort) }
 
     @Test(arguments: orders) func sameOrder(_ test: SortCase) throws {
         let store = try DifferentialStore()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveModel
+import TroveTesting
 
 /// The shared string functions: folding beyond ASCII, LIKE, MATCHES, ordering.
 struct PredicateTextTests {
@@ -52,8 +53,13 @@ struct PredicateTextTests {
         ("Straße", "STRA*SE", [.caseInsensitive], true),
         ("Café", "cafe", [.caseInsensitive, .diacriticInsensitive], true),
         ("é", "?", [], true),
-        ("e\u{301}", "?", [], true),
-        ("👩‍👩‍👧", "?", [], true),
+        // Unicode scalars, as SQL's LIKE counts: a character of several scalars is several `?`.
+        ("e\u{301}", "?", [], false),
+        ("e\u{301}", "??", [], true),
+        ("e\u{301}", "?", [.caseInsensitive], true),
+        ("👩‍👩‍👧", "?", [], false),
+        ("👩‍👩‍👧", "?????", [], true),
+        ("e\u{301}x", "e*", [], true),
         ("100%", "100%", [], true),
         ("1000", "100%", [], false),
         ("a_b", "a_b", [], true),
@@ -156,6 +162,28 @@ struct PredicateTextTests {
         let names = ["file10", "File2", "file1", "éclair", "Eclair", "apple", "file02", "Zebra", ""]
         let sorted = names.sorted { PredicateText.localizedStandardCompare($0, $1) == .orderedAscending }
         #expect(sorted == ["", "apple", "Eclair", "éclair", "file1", "File2", "file02", "file10", "Zebra"])
+    }
+
+    /// The sort key's byte order, its ties broken by the texts' bytes, is
+    /// localizedStandardCompare's order: every pair of 3,000 random texts built from pieces that
+    /// differ in case, accents, digit runs (leading zeros, long runs) and byte order around digits.
+    @Test func localizedSortKeyOrdersAsLocalizedStandardCompare() {
+        let pieces = ["a", "B", "é", "e\u{301}", "E", "0", "1", "9", "00", "007", "12", "123456789", "1234567890123", "ß", "SS",
+                      " ", "/", ":", "z", "İ", "ı", "~", "😀", "x"]
+        var generator = SeededGenerator(seed: 22)
+        func text() -> String {
+            (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator) ?? "" }.joined()
+        }
+        func bytes(_ a: String, _ b: String) -> ComparisonResult {
+            if a.utf8.elementsEqual(b.utf8) { return .orderedSame }
+            return a.utf8.lexicographicallyPrecedes(b.utf8) ? .orderedAscending : .orderedDescending
+        }
+        for _ in 0..<3_000 {
+            let a = text(), b = text()
+            let byKey = bytes(PredicateText.localizedStandardSortKey(a), PredicateText.localizedStandardSortKey(b))
+            let expected = PredicateText.localizedStandardCompare(a, b)
+            #expect((byKey == .orderedSame ? bytes(a, b) : byKey) == expected, "\(a.debugDescription) against \(b.debugDescription)")
+        }
     }
 
     @Test func predicatesUseTheSameFolding() throws {

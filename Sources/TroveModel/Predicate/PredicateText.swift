@@ -165,6 +165,38 @@ public enum PredicateText {
         return compare(a, b)
     }
 
+    /// A text whose UTF-8 byte order is ``localizedStandardCompare(_:_:)``'s order, up to its
+    /// ties (which that comparison breaks by the original texts): for a store that sorts by a
+    /// kept column instead of calling Swift. The text folded with `[cd]`, each run of ASCII digits
+    /// written as its count of significant digits (one digit `0`–`8`, or `9` and twenty digits)
+    /// then those digits, so that a longer number sorts after a shorter one.
+    public static func localizedStandardSortKey(_ text: String) -> String {
+        let folded = Array(fold(text, options: [.caseInsensitive, .diacriticInsensitive]).utf8)
+        var key: [UInt8] = []
+        key.reserveCapacity(folded.count + 2)
+        var i = 0
+        while i < folded.count {
+            guard (0x30...0x39).contains(folded[i]) else {
+                key.append(folded[i])
+                i += 1
+                continue
+            }
+            let start = i
+            while i < folded.count, (0x30...0x39).contains(folded[i]) { i += 1 }
+            let digits = folded[start..<i].drop { $0 == 0x30 }
+            if digits.count < 9 {
+                key.append(0x30 + UInt8(digits.count))
+            } else {
+                let count = String(digits.count)
+                key.append(0x39)
+                key += repeatElement(0x30, count: 20 - count.utf8.count)
+                key += count.utf8
+            }
+            key += digits
+        }
+        return String(decoding: key, as: UTF8.self)
+    }
+
     // MARK: Operators
 
     /// `CONTAINS`, `BEGINSWITH`, `ENDSWITH` on folded UTF-8 bytes; the empty string is found
@@ -189,47 +221,50 @@ public enum PredicateText {
         fold(value, options: options).utf8.reversed().starts(with: fold(suffix, options: options).utf8.reversed())
     }
 
-    /// Whether `value` as a whole matches the `LIKE` pattern: `*` matches any run of
-    /// characters (also none), `?` exactly one character, `\` makes the next character literal;
-    /// everything else matches itself (after folding both with `options`), scalar for scalar as
-    /// `==` compares. SQL's `%` and `_` are ordinary characters here.
+    /// Whether `value` as a whole matches the `LIKE` pattern: `*` matches any run of Unicode
+    /// scalars (also none), `?` exactly one scalar, `\` makes the next scalar literal; everything
+    /// else matches itself (after folding both with `options`), scalar for scalar as `==`
+    /// compares. SQL's `%` and `_` are ordinary characters here.
+    ///
+    /// Scalars, not `Character`s, as SQLite's and PostgreSQL's own `LIKE` count, so that every
+    /// store answers alike: `"e\u{301}"` (two scalars) matches `"??"`, not `"?"`. Folding with
+    /// `[c]` or `[d]` composes text (NFC) first, so an accented letter is then one scalar however
+    /// it was typed.
     public static func like(_ value: String, pattern: String, options: StringOptions) -> Bool {
         enum Piece: Equatable {
-            case anyRun, one, literal(Character)
+            case anyRun, one, literal(Unicode.Scalar)
 
-            /// `?` matches any character; a literal only the same scalars (not merely a
-            /// canonically equivalent character: without `[c]` or `[d]`, `é` is not `e\u{301}`).
-            func matches(_ character: Character) -> Bool {
+            func matches(_ scalar: Unicode.Scalar) -> Bool {
                 switch self {
                 case .anyRun: false
                 case .one: true
-                case .literal(let literal): literal.unicodeScalars.elementsEqual(character.unicodeScalars)
+                case .literal(let literal): literal == scalar
                 }
             }
         }
         var pieces: [Piece] = []
         var escaping = false
-        for character in fold(pattern, options: options) {
+        for scalar in fold(pattern, options: options).unicodeScalars {
             if escaping {
-                pieces.append(.literal(character))
+                pieces.append(.literal(scalar))
                 escaping = false
             } else {
-                switch character {
+                switch scalar {
                 case "\\": escaping = true
                 case "*": pieces.append(.anyRun)
                 case "?": pieces.append(.one)
-                default: pieces.append(.literal(character))
+                default: pieces.append(.literal(scalar))
                 }
             }
         }
         if escaping { pieces.append(.literal("\\")) }
-        let characters = Array(fold(value, options: options))
+        let scalars = Array(fold(value, options: options).unicodeScalars)
         // Greedy match, backtracking only to the last `*`: O(n·m) at worst, no recursion.
         var v = 0, p = 0, starPiece: Int?, starValue = 0, steps = 0
         defer { work?.add(steps) }
-        while v < characters.count {
+        while v < scalars.count {
             steps += 1
-            if p < pieces.count, pieces[p].matches(characters[v]) {
+            if p < pieces.count, pieces[p].matches(scalars[v]) {
                 v += 1
                 p += 1
             } else if p < pieces.count, pieces[p] == .anyRun {

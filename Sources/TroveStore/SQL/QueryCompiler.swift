@@ -22,6 +22,9 @@ package struct QueryCompiler {
     private(set) var bindings: [Binding] = []
     private var aliasCount = 0
     private var scopes: [Scope] = []
+    /// PostgreSQL: the stored text attributes' columns in this statement, by their SQL, with the
+    /// alias and attribute their ``TextForm`` columns are found by (see ``folded(_:_:)``).
+    private var textColumns: [String: (alias: String, attribute: String)] = [:]
 
     /// A table in a FROM clause that key paths start from, with the joins they added.
     private struct Scope {
@@ -145,6 +148,12 @@ package struct QueryCompiler {
               let split = path.toManyStepIndex else {
             // A constant on the left (`'abc' ==[c] name`) is read as the type of the right side,
             // so that it is folded and collated as that key would be.
+            if case .value(let value) = comparison.left, dialect == .postgres {
+                // Bound as the right side's type, folded here: PostgreSQL folds no text itself.
+                let type = Self.attributeType(of: comparison.right)
+                let folds = !comparison.options.isEmpty && type.map(TextForm.applies) ?? true
+                return try test(bind(value, type, folds ? comparison.options : []), type: type, comparison, leftIsFolded: true)
+            }
             let (left, leftType) = try expression(comparison.left)
             return try test(left, type: leftType ?? Self.attributeType(of: comparison.right), comparison)
         }
@@ -196,8 +205,10 @@ package struct QueryCompiler {
         return try quantified(path, split: split, comparison.modifier) { compiler, column, _ in test(&compiler, column) }
     }
 
-    /// The SQL test of `left` (of attribute type `type`) against the comparison's right side.
-    private mutating func test(_ left: String, type: AttributeType?, _ comparison: CheckedPredicate.Comparison) throws -> String {
+    /// The SQL test of `left` (of attribute type `type`) against the comparison's right side;
+    /// `leftIsFolded` when `left` is a constant bound already folded with the options.
+    private mutating func test(_ left: String, type: AttributeType?, _ comparison: CheckedPredicate.Comparison,
+                               leftIsFolded: Bool = false) throws -> String {
         var operand = left, type = type
         if type == .decimal, Self.hasDoubleBeyondDecimal(comparison.right) {
             // A decimal against a double no decimal holds (1e300): both as doubles, as in memory.
@@ -206,10 +217,11 @@ package struct QueryCompiler {
         }
         let options = comparison.options
         // With [c] or [d] both sides are strings (the checker saw to it), constants included.
-        let isText = type.map { [.string, .character, .uri].contains($0) } ?? !options.isEmpty
+        let isText = type.map(TextForm.applies) ?? !options.isEmpty
         let folds = isText && !options.isEmpty
-        if folds || comparison.op.isStringOperator { try dialect.requireSwiftFunctions("string comparisons with options, CONTAINS, BEGINSWITH, ENDSWITH, LIKE and MATCHES") }
-        let left = folds && !comparison.op.isStringOperator ? "trove_fold(\(operand), \(options.rawValue))" : collated(operand, type)
+        // SQLite's string operators fold inside their functions; PostgreSQL's compare folded operands.
+        let foldsOperands = folds && (!comparison.op.isStringOperator || dialect == .postgres)
+        let left = foldsOperands && !leftIsFolded ? try folded(operand, options) : collated(operand, type)
 
         switch comparison.right {
         case .list(let values):
@@ -217,11 +229,11 @@ package struct QueryCompiler {
             switch comparison.op {
             case .between:
                 guard values.count == 2 else { return "FALSE" }
-                return "\(left) BETWEEN \(bind(values[0], type, folds ? options : [])) AND \(bind(values[1], type, folds ? options : []))"
+                return "\(left) BETWEEN \(bind(values[0], type, foldsOperands ? options : [])) AND \(bind(values[1], type, foldsOperands ? options : []))"
             default:
                 var parts: [String] = []
                 if !present.isEmpty {
-                    parts.append("\(left) IN (\(present.map { bind($0, type, folds ? options : []) }.joined(separator: ", ")))")
+                    parts.append("\(left) IN (\(present.map { bind($0, type, foldsOperands ? options : []) }.joined(separator: ", ")))")
                 }
                 if present.count < values.count { parts.append("\(left) IS NULL") }
                 return parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
@@ -235,10 +247,26 @@ package struct QueryCompiler {
         default:
             let right: String
             if case .value(let value) = comparison.right {
-                right = bind(value, type, folds && !comparison.op.isStringOperator ? options : [])
+                if comparison.op == .like, dialect == .postgres, let pattern = value.text {
+                    let folded = PredicateText.fold(pattern, options: foldsOperands ? options : [])
+                    return "\(left) LIKE \(bind(.string(SQLDialect.postgresLikePattern(folded)), type, []))"
+                }
+                right = bind(value, type, foldsOperands ? options : [])
             } else {
+                if dialect == .postgres, comparison.op == .like {
+                    throw StoreError(.unsupportedFormat, "LIKE with a pattern read from a key path does not run on PostgreSQL; give the pattern as a constant")
+                }
                 let (sql, rightType) = try expression(comparison.right)
-                right = folds && !comparison.op.isStringOperator ? "trove_fold(\(sql), \(options.rawValue))" : collated(sql, rightType ?? type)
+                right = foldsOperands ? try folded(sql, options) : collated(sql, rightType ?? type)
+            }
+            if dialect == .postgres {
+                switch comparison.op {
+                case .contains: return "(strpos(\(left), \(right)) > 0)"
+                case .beginsWith: return "starts_with(\(left), \(right))"
+                case .endsWith: return "(right(\(left), char_length(\(right))) = \(right))"
+                case .matches: try dialect.requireSwiftFunctions("MATCHES (ICU regular expressions)")
+                default: break
+                }
             }
             switch comparison.op {
             case .equal: return "\(left) \(dialect.isEqual) \(right)"
@@ -317,10 +345,11 @@ package struct QueryCompiler {
         switch function {
         case .count: result = "count(*)"
         case .sum, .avg:
-            try dialect.requireSwiftFunctions("@sum and @avg")
+            let kind = PredicateAccumulator.Kind(function, of: type)
             // Not SQLite's sum() and avg(): they read decimal text as doubles and sum() fails on
             // integer overflow. These run PredicateAccumulator, as the in-memory evaluator does.
-            result = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
+            result = dialect == .postgres ? SQLDialect.postgresAccumulation(function, kind: kind, of: value)
+                : "\(SQLFunctions.Aggregate(function: function, kind: kind).functionName)(\(value))"
         case .min: result = "min(\(collated(value, type)))"
         case .max: result = "max(\(collated(value, type)))"
         }
@@ -354,7 +383,9 @@ package struct QueryCompiler {
         case .attribute(let attribute) where attribute.isDerived:
             return try derivedValue(of: attribute, in: try entity(at: alias, named: last.entityName), at: alias)
         case .attribute(let attribute):
-            return ("\(quoted(alias)).\(quoted(attribute.name))", attribute.type)
+            let sql = "\(quoted(alias)).\(quoted(attribute.name))"
+            if dialect == .postgres, TextForm.applies(to: attribute.type) { textColumns[sql] = (alias, attribute.name) }
+            return (sql, attribute.type)
         case .toOne(let relationship):
             let entity = try entity(at: alias, named: last.entityName)
             if case .foreignKey(let column) = try schema.storage(of: relationship.name, in: entity) {
@@ -460,17 +491,43 @@ package struct QueryCompiler {
 
     private mutating func orderTerm(_ descriptor: CheckedSortKey) throws -> String {
         let (column, type) = try self.column(along: descriptor.keyPath.steps[...], from: 0)
-        let term: String
+        var terms: [String]
         switch descriptor.descriptor.comparison {
-        case .standard: term = collated(column, type)
-        case .caseInsensitive:
-            try dialect.requireSwiftFunctions("case-insensitive sorts")
-            term = "trove_fold(\(column), \(StringOptions.caseInsensitive.rawValue))"
+        case .standard: terms = [collated(column, type)]
+        case .caseInsensitive: terms = [try folded(column, .caseInsensitive)]
+        case .localizedStandard where dialect == .sqlite: terms = ["\(column) COLLATE trove_localized"]
         case .localizedStandard:
-            try dialect.requireSwiftFunctions("localized sorts")
-            term = "\(column) COLLATE trove_localized"
+            // The kept sort key, ties broken by the text (as localizedStandardCompare breaks them).
+            terms = [try textForm(.localizedSortKey, of: column), column]
         }
-        return term + (descriptor.descriptor.ascending ? " ASC" : " DESC")
+        // SQLite puts NULL first in an ascending order; PostgreSQL last unless told.
+        let direction = switch (descriptor.descriptor.ascending, dialect) {
+        case (true, .sqlite): " ASC"
+        case (false, .sqlite): " DESC"
+        case (true, .postgres): " ASC NULLS FIRST"
+        case (false, .postgres): " DESC NULLS LAST"
+        }
+        return terms.map { $0 + direction }.joined(separator: ", ")
+    }
+
+    // MARK: Text forms
+
+    /// `sql` (a text value) folded with `options`: SQLite calls `trove_fold`; PostgreSQL reads the
+    /// ``TextForm`` column kept beside a stored attribute.
+    private func folded(_ sql: String, _ options: StringOptions) throws -> String {
+        guard dialect == .postgres else { return "trove_fold(\(sql), \(options.rawValue))" }
+        guard let form = TextForm(options) else { return sql }
+        return try textForm(form, of: sql)
+    }
+
+    /// PostgreSQL: the ``TextForm`` of the stored text attribute `sql` names, its value where
+    /// the form's column holds `NULL`.
+    private func textForm(_ form: TextForm, of sql: String) throws -> String {
+        guard let source = textColumns[sql] else {
+            throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
+                + " text attributes and constants, not on derived values or aggregates; fetch with a simpler predicate and filter or sort the objects in memory")
+        }
+        return "COALESCE(\(quoted(source.alias)).\(quoted(form.column(of: source.attribute))), \(sql))"
     }
 
     // MARK: Values
@@ -526,40 +583,5 @@ package struct QueryCompiler {
     private mutating func newAlias(_ prefix: String) -> String {
         aliasCount += 1
         return "\(prefix)\(aliasCount)"
-    }
-}
-
-/// The SQL a ``QueryCompiler`` writes: SQLite's, or PostgreSQL's.
-package enum SQLDialect: Sendable {
-    case sqlite
-    case postgres
-
-    /// The marker of the parameter at `position` (1-based).
-    func placeholder(_ position: Int) -> String {
-        self == .sqlite ? "?" : "$\(position)"
-    }
-
-    /// Equality that holds between two NULLs (SQLite's `IS`).
-    var isEqual: String { self == .sqlite ? "IS" : "IS NOT DISTINCT FROM" }
-    var isNotEqual: String { self == .sqlite ? "IS NOT" : "IS DISTINCT FROM" }
-    var doubleType: String { self == .sqlite ? "REAL" : "double precision" }
-
-    /// The PostgreSQL type of a column holding `value` (as TrovePostgres keeps each kind).
-    static func postgresType(of value: AttributeValue) -> String {
-        switch value {
-        case .integer, .boolean: "bigint"
-        case .double, .date: "double precision"
-        case .decimal: "numeric"
-        case .binary: "bytea"
-        case .null, .string, .uuid, .uri, .character, .json: "text"
-        }
-    }
-
-    /// Refuses `what` in a dialect without Trove's string and aggregate functions, which SQLite
-    /// runs in Swift (the in-memory evaluator's own code) and PostgreSQL cannot call yet.
-    func requireSwiftFunctions(_ what: String) throws {
-        guard self == .sqlite else {
-            throw StoreError(.unsupportedFormat, "\(what) do not run on PostgreSQL yet; fetch with a simpler predicate and filter or sort the objects in memory")
-        }
     }
 }

@@ -1,0 +1,48 @@
+package import TroveModel
+
+/// A form of a text attribute's value that a store without Trove's string functions (PostgreSQL)
+/// keeps in a column beside the value, written at each save, so that `[c]`, `[d]`, `[cd]` and
+/// the case-insensitive and localized sorts run in its SQL with ``PredicateText``'s answers.
+///
+/// A form's column holds `NULL` where the form equals the value (ASCII lower-case text, the
+/// most common, costs nothing): a statement reads `COALESCE(form, value)`.
+package enum TextForm: String, CaseIterable, Sendable {
+    case caseFolded = "c"
+    case diacriticFolded = "d"
+    case folded = "cd"
+    case localizedSortKey = "sort"
+
+    /// The form `[c]`, `[d]` or `[cd]` compare; `nil` without options.
+    package init?(_ options: StringOptions) {
+        switch (options.contains(.caseInsensitive), options.contains(.diacriticInsensitive)) {
+        case (true, true): self = .folded
+        case (true, false): self = .caseFolded
+        case (false, true): self = .diacriticFolded
+        case (false, false): return nil
+        }
+    }
+
+    /// Whether attributes of `type` keep text forms (the types `[c]` and `[d]` apply to).
+    package static func applies(to type: AttributeType) -> Bool {
+        type == .string || type == .character || type == .uri
+    }
+
+    /// The column keeping this form of `attribute`'s values: the name and a `~`, which no
+    /// attribute name holds.
+    package func column(of attribute: String) -> String {
+        "\(attribute)~\(rawValue)"
+    }
+
+    /// This form of `value`, or `.null` where it equals the value (or the value is not text).
+    package func value(of value: AttributeValue) -> AttributeValue {
+        guard let text = value.text else { return .null }
+        let form: String
+        switch self {
+        case .caseFolded: form = PredicateText.fold(text, options: .caseInsensitive)
+        case .diacriticFolded: form = PredicateText.fold(text, options: .diacriticInsensitive)
+        case .folded: form = PredicateText.fold(text, options: [.caseInsensitive, .diacriticInsensitive])
+        case .localizedSortKey: form = PredicateText.localizedStandardSortKey(text)
+        }
+        return form.utf8.elementsEqual(text.utf8) ? .null : .string(form)
+    }
+}
