@@ -171,9 +171,6 @@ extension PostgresStore {
         return rows
     }
 
-    public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
-        try fetchBeforeWriting(entity, attributes: attributes, keys: keys)
-    }
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]

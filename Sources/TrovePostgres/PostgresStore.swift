@@ -262,11 +262,6 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         }
     }
 
-    /// Runs `body` as it is: a PostgreSQL store has no write-ahead log of its own to tune.
-    public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
-        try body()
-    }
-
     /// Runs `body` holding the write lock every save takes (a session-level advisory lock of
     /// the same key), so that no other process's save commits between its reads and its saves.
     /// The store's other users in this process wait meanwhile: they share its connection.

@@ -17,12 +17,6 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// cheapest.
     func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
 
-    /// The same rows as ``fetchBeforeWriting(_:attributes:keys:)``, read on a reading connection
-    /// from any thread, while another thread writes: for work that reads the rows of its next
-    /// write ahead of time. They are the store as of ``changeToken()`` taken just before (or
-    /// later): the caller checks that nothing it does not know of was written since.
-    func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
-
     /// The IDs of the rows a query selects, in its order, without reading their values.
     func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList
 
@@ -80,17 +74,30 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// and, when the store has changed since, refreshes the objects it holds.
     func changeToken() throws -> StoreChangeToken
 
+    /// Runs `body` — reads, then a save that depends on them, such as an import batch's
+    /// find-or-create — so that no other writer commits between its reads and its save: with
+    /// the store's write lock held, which saves inside `body` take again at no cost.
+    func writingExclusively<T>(_ body: () throws -> T) throws -> T
+}
+
+/// Speed-ups for long runs of saves (an import) that a store may offer beside
+/// ``PersistentStore``; the importer uses them where the store has them and works without.
+/// ``SQLiteStore`` offers them: its write-ahead log grows during the run, and rows are read ahead
+/// on a reading connection while the writer writes. A store with one connection has nothing
+/// to gain from them.
+public protocol BulkWritingStore: PersistentStore {
+    /// The same rows as ``fetchBeforeWriting(_:attributes:keys:)``, read on a reading connection
+    /// from any thread, while another thread writes: for work that reads the rows of its next
+    /// write ahead of time. They are the store as of ``changeToken()`` taken just before (or
+    /// later): the caller checks that nothing it does not know of was written since.
+    func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot]
+
     /// Runs `body` — a long run of saves, such as an import — with the store set for
     /// throughput, and puts it back after. A file store lets its write-ahead log grow to
     /// ``SQLiteStore/bulkCheckpointPages`` pages before copying it into the file (so that a page
     /// written by many saves is copied once), and copies what is left when `body` ends.
     /// Durability is unchanged. Runs may nest, also from several contexts.
     func bulkWriting<T>(_ body: () throws -> T) throws -> T
-
-    /// Runs `body` — reads, then a save that depends on them, such as an import batch's
-    /// find-or-create — so that no other writer commits between its reads and its save: with
-    /// the store's write lock held, which saves inside `body` take again at no cost.
-    func writingExclusively<T>(_ body: () throws -> T) throws -> T
 }
 
 /// A row as read from a store: its identity, version, attribute values, and the to-one

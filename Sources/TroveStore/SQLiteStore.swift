@@ -19,7 +19,7 @@ public import TroveModel
 /// fixed in 3.51.3). A write that cannot get the lock within ``Options/busyTimeout`` fails with
 /// ``StoreError/Code/busy``. Reads never wait for it. ``changeToken()`` tells whether anyone
 /// committed since a point.
-public final class SQLiteStore: PersistentStore {
+public final class SQLiteStore: BulkWritingStore {
     /// How hard a save works to survive a power loss.
     public enum Durability: String, Sendable, Hashable {
         /// `synchronous=FULL`: a save that returned is on disk (the default).

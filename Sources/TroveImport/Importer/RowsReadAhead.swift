@@ -3,7 +3,7 @@ import TroveModel
 import TroveStore
 
 /// The stored rows of a batch's keys, read on the reading thread while the importing thread
-/// saves the batches before it (``PersistentStore/fetchAhead(_:attributes:keys:)``), with the
+/// saves the batches before it (``BulkWritingStore/fetchAhead(_:attributes:keys:)``), with the
 /// store's token taken just before. The importing thread uses them for the keys no save since
 /// wrote (``RowCache/keysWritten(since:current:)``), and reads the others itself.
 struct RowsReadAhead {
@@ -42,7 +42,7 @@ struct RowsReadAhead {
         }
 
         private func read(_ records: ParsedRecords, from store: any PersistentStore) -> RowsReadAhead? {
-            guard let token = try? store.changeToken() else { return nil }
+            guard let store = store as? any BulkWritingStore, let token = try? store.changeToken() else { return nil }
             // The top-level records' groups are read whole: their keys are not kept between batches.
             var topLevel: [UniqueKey.Group] = []
             for plan in records.plans {

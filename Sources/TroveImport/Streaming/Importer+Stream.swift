@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TroveStore
 
 extension Importer {
     /// Imports the records of a file or of standard input as they stream in, a chunk
@@ -85,8 +86,8 @@ extension Importer {
                 checkpoints: (template: ImportCheckpoint, key: String, saving: Bool, stored: Bool)?,
                 progress: ((ImportProgress) -> Void)?, isCancelled: (() -> Bool)?) throws -> ImportReport {
         defer { pipeline.stop() }
-        // Many saves in a row: the store may set itself for throughput while they run.
-        return try context.store.bulkWriting {
+        // Many saves in a row: a store that can set itself for throughput does while they run.
+        func chunks() throws -> ImportReport {
             var report = ImportReport()
             report.resumedAt = resumedAt
             var seen: Set<UniqueKey> = []
@@ -145,6 +146,8 @@ extension Importer {
             }
             return report
         }
+        let store = context.store
+        return try (store as? any BulkWritingStore)?.bulkWriting(chunks) ?? chunks()
     }
 
     /// What became of the records before a fault in the input, as `report` counts them.
