@@ -27,7 +27,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        .target(name: "TroveModel", swiftSettings: sharedSettings),
+        // The JSON parser and value: a leaf, which the model (its `.json` attributes, the model
+        // file) and the importer use.
+        .target(name: "TroveJSON", swiftSettings: sharedSettings),
+        .target(name: "TroveModel", dependencies: ["TroveJSON"], swiftSettings: sharedSettings),
         .target(
             name: "TroveStore",
             dependencies: ["TroveModel", .product(name: "GRDB", package: "GRDB.swift"),
