@@ -144,8 +144,37 @@ extension PostgresStore {
         return query.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
+    /// The groups, computed by one statement as on SQLite (``SQLiteStore/fetchAggregates(_:)``);
+    /// `[c]`, `[d]` and string sorts on the groups' text are refused (the groups keep no text forms).
     public func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]] {
-        throw StoreError(.unsupportedFormat, "aggregate requests do not run on PostgreSQL yet; fetch the objects and compute in memory")
+        var inner = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let grouping = try inner.grouping(request)
+        let resultsSchema = StoreSchema(model: request.resultsModel)
+        guard let table = resultsSchema.tables.first else {
+            throw StoreError(.unknownEntity, "no table for the aggregate results")
+        }
+        var results = FetchRequest(entityName: request.results.name, predicate: request.having?.predicate,
+                                   sortDescriptors: request.sortDescriptors.map(\.descriptor))
+        results.fetchLimit = request.limit ?? 0
+        results.fetchOffset = request.offset
+        var outer = QueryCompiler(schema: resultsSchema, model: request.resultsModel, dialect: .postgres)
+        outer.readsTextForms = false
+        // The outer statement's parameters follow the grouping's: its markers are renumbered.
+        outer.skipParameters(inner.arguments.count)
+        let selection = table.columns.map { "\"t\".\(quoted($0.name))" }.joined(separator: ", ")
+        let sql = try outer.select({ _ in selection }, for: try StoreQuery(results, model: request.resultsModel), from: "(\(grouping))")
+        let types = request.results.attributes.map(\.type)
+        return try run("aggregating \(request.entity.name)") {
+            try query(sql, inner.arguments + outer.arguments).rows.map { row in
+                try zip(row, types).enumerated().map { index, cell in
+                    guard let value = PostgresValues.readAggregate(cell.0, as: cell.1) else {
+                        throw StoreError(.corruptValue, "aggregating \(request.entity.name): \(request.columns[index].key) is "
+                            + "\(PostgresValues.describe(cell.0)), which is not a value of type \(cell.1.rawValue); a stored value is damaged")
+                    }
+                    return value
+                }
+            }
+        }
     }
 
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {

@@ -93,6 +93,17 @@ enum PostgresValues {
     }
 
     /// What a cell holds, for an error message.
+    /// A value of an aggregate's result of `type`: as ``read(_:as:)``, except that a sum of
+    /// integers (PostgreSQL's `numeric`) is an integer while it fits in `Int64` and a double past
+    /// that, as ``PredicateAccumulator`` keeps it.
+    static func readAggregate(_ cell: PostgresCell, as type: AttributeType) -> AttributeValue? {
+        guard type == .integer64, cell.dataType == .numeric, var bytes = cell.bytes else { return read(cell, as: type) }
+        guard let decimal = NumericText.decimal(from: &bytes, format: cell.format) else { return nil }
+        let text = decimal.description
+        if let integer = Int64(text) { return .integer(integer) }
+        return Double(text).map { .double($0) }
+    }
+
     static func describe(_ cell: PostgresCell) -> String {
         guard let bytes = cell.bytes else { return "NULL" }
         return "a \(cell.dataType) value of \(bytes.readableBytes) bytes"

@@ -506,4 +506,59 @@ public enum DifferentialPredicates {
         "int16Value", "int32Value", "int64Value", "doubleValue", "floatValue", "decimalValue", "booleanValue",
         "dateValue", "uuidValue", "uriValue", "characterValue", "stringValue", "binaryValue",
     ].flatMap { [("Thing", $0), ("Thing", "-" + $0)] }
+
+    /// Aggregate requests every store runs over ``DifferentialDataSet``: groups through
+    /// to-ones, every aggregate of every type, having-predicates, sorts and windows.
+    public static let aggregateRequests: [AggregateCase] = [
+        AggregateCase("Photo", by: ["whoTook.name"], [.count(), .sum("views"), .avg("views"), .min("views"), .max("views"),
+                                                 .min("title"), .max("uploadDate"), .sum("rating"), .avg("rating")]),
+        AggregateCase("Photo", [.count(), .sum("views"), .max("title")], where: "views > 0"),
+        AggregateCase("Photo", [.count(), .sum("views"), .avg("views"), .min("views")], where: "FALSEPREDICATE"),
+        AggregateCase("Photo", by: ["whoTook.name"], []),
+        AggregateCase("Photo", by: ["whoTook.name", "rating"], [.count()]),
+        AggregateCase("Photo", by: ["whoTook.mentor.name"], [.count(as: "photos"), .sum("views", as: "total")],
+                having: "photos > 1", sort: [SortKey("total", ascending: false)]),
+        AggregateCase("Photo", by: ["whoTook.name"], [.sum("views", as: "total")], having: "total >= 0 OR total == nil",
+                sort: [SortKey("total", ascending: false)], limit: 2, offset: 1),
+        AggregateCase("Photo", by: ["title"], [.count(as: "n")], having: "title BEGINSWITH[cd] 's'"),
+        AggregateCase("Photographer", by: ["mentor.name"], [.count(as: "students"), .avg("rating"), .min("born")],
+                sort: [SortKey("mentor.name", ascending: false)]),
+        AggregateCase("Thing", by: ["booleanValue"], [.count(), .sum("int16Value"), .sum("int32Value"), .sum("int64Value"),
+                                                 .sum("floatValue"), .sum("decimalValue"), .avg("decimalValue"),
+                                                 .min("decimalValue"), .max("decimalValue"), .max("stringValue"),
+                                                 .min("dateValue"), .max("characterValue"), .min("uuidValue")]),
+        AggregateCase("Thing", by: ["tag.name"], [.avg("int64Value"), .avg("doubleValue"), .min("stringValue")]),
+        AggregateCase("Thing", by: ["stringValue"], [.count(as: "n")], sort: [SortKey("stringValue", comparison: .caseInsensitive)]),
+    ]
+}
+
+/// One aggregate request of the differential suite, its predicates as written.
+public struct AggregateCase: Sendable, CustomStringConvertible {
+    public var base: AggregateRequest
+    public var predicate: String?
+    public var having: String?
+
+    public init(_ entity: String, by groupBy: [String] = [], _ aggregates: [AggregateField], where format: String? = nil,
+                having: String? = nil, sort: [SortKey] = [], limit: Int = 0, offset: Int = 0) {
+        var request = AggregateRequest(entityName: entity, groupBy: groupBy, aggregates: aggregates)
+        request.sortDescriptors = sort
+        request.fetchLimit = limit
+        request.fetchOffset = offset
+        base = request
+        predicate = format
+        self.having = having
+    }
+
+    public var description: String {
+        "\(base.entityName) by \(base.groupBy): \(base.aggregates.map(\.name))"
+            + (predicate.map { " where \($0)" } ?? "") + (having.map { " having \($0)" } ?? "")
+    }
+
+    /// The request, its predicates parsed.
+    public func request() throws -> AggregateRequest {
+        var request = base
+        request.predicate = try predicate.map { try ObjectPredicate(format: $0) }
+        request.having = try having.map { try ObjectPredicate(format: $0) }
+        return request
+    }
 }

@@ -48,6 +48,7 @@ public enum StoreConformance {
         Check(name: "a duplicate unique key is refused, naming the object, and nothing is written", body: uniqueKeys),
         Check(name: "the differential predicates select what SQLite selects", body: differentialPredicates),
         Check(name: "sorts, limits and offsets give SQLite's sequences", body: sortsAndWindows),
+        Check(name: "aggregate requests give SQLite's groups", body: aggregateRequests),
         Check(name: "relationships are read and prefetched as on SQLite", body: relationships),
         Check(name: "change tokens see every commit, another instance's included", body: changeTokens),
         Check(name: "metadata is written in its save's transaction", body: metadata),
@@ -168,6 +169,29 @@ public enum StoreConformance {
                     report.refused.append(test.sort)
                 }
             }
+        }
+    }
+
+    private static func aggregateRequests(_ fixture: Fixture, _ report: inout Report) throws {
+        let (reference, context) = try differentialStores(fixture)
+        for test in DifferentialPredicates.aggregateRequests {
+            let request = try test.request()
+            let expected = try reference.context.fetchAggregates(request)
+            do {
+                let groups = try context.fetchAggregates(request)
+                try expect(groups.count == expected.count && zip(groups, expected).allSatisfy(sameGroup),
+                           "\(test): \(groups), SQLite \(expected)")
+            } catch let error as StoreError where error.code == .unsupportedFormat {
+                report.refused.append(test.description)
+            }
+        }
+    }
+
+    /// Equal groups, doubles within a rounding of their sums' order.
+    private static func sameGroup(_ a: [String: AttributeValue], _ b: [String: AttributeValue]) -> Bool {
+        a.keys == b.keys && a.allSatisfy { key, value in
+            guard case .double(let x) = value, case .double(let y)? = b[key] else { return value == b[key] }
+            return x == y || abs(x - y) <= 1e-9 * max(abs(x), abs(y))
         }
     }
 

@@ -4,57 +4,15 @@ import Testing
 import TroveModel
 import TroveTesting
 
-/// One aggregate request of the differential suite, its predicates as written.
-struct AggregateCase: Sendable, CustomTestStringConvertible {
-    var base: AggregateRequest
-    var predicate: String?
-    var having: String?
-    var testDescription: String {
-        "\(base.entityName) by \(base.groupBy): \(base.aggregates.map(\.name))"
-            + (predicate.map { " where \($0)" } ?? "") + (having.map { " having \($0)" } ?? "")
-    }
-
-    func request() throws -> AggregateRequest {
-        var request = base
-        request.predicate = try predicate.map { try ObjectPredicate(format: $0) }
-        request.having = try having.map { try ObjectPredicate(format: $0) }
-        return request
-    }
-}
-
 /// Aggregate requests through SQL (one statement) and in memory (over every object) on the
 /// differential data set: both give the same results, in the same order.
 @Suite struct DifferentialAggregateTests {
     static func request(_ entity: String, by groupBy: [String] = [], _ aggregates: [AggregateField], where format: String? = nil,
-                        having: String? = nil, sort: [SortKey] = [], limit: Int = 0, offset: Int = 0) -> AggregateCase {
-        var request = AggregateRequest(entityName: entity, groupBy: groupBy, aggregates: aggregates)
-        request.sortDescriptors = sort
-        request.fetchLimit = limit
-        request.fetchOffset = offset
-        return AggregateCase(base: request, predicate: format, having: having)
+                        having: String? = nil, sort: [SortKey] = []) -> AggregateCase {
+        AggregateCase(entity, by: groupBy, aggregates, where: format, having: having, sort: sort)
     }
 
-    static let cases: [AggregateCase] = [
-        request("Photo", by: ["whoTook.name"], [.count(), .sum("views"), .avg("views"), .min("views"), .max("views"),
-                                                 .min("title"), .max("uploadDate"), .sum("rating"), .avg("rating")]),
-        request("Photo", [.count(), .sum("views"), .max("title")], where: "views > 0"),
-        request("Photo", [.count(), .sum("views"), .avg("views"), .min("views")], where: "FALSEPREDICATE"),
-        request("Photo", by: ["whoTook.name"], []),
-        request("Photo", by: ["whoTook.name", "rating"], [.count()]),
-        request("Photo", by: ["whoTook.mentor.name"], [.count(as: "photos"), .sum("views", as: "total")],
-                having: "photos > 1", sort: [SortKey("total", ascending: false)]),
-        request("Photo", by: ["whoTook.name"], [.sum("views", as: "total")], having: "total >= 0 OR total == nil",
-                sort: [SortKey("total", ascending: false)], limit: 2, offset: 1),
-        request("Photo", by: ["title"], [.count(as: "n")], having: "title BEGINSWITH[cd] 's'"),
-        request("Photographer", by: ["mentor.name"], [.count(as: "students"), .avg("rating"), .min("born")],
-                sort: [SortKey("mentor.name", ascending: false)]),
-        request("Thing", by: ["booleanValue"], [.count(), .sum("int16Value"), .sum("int32Value"), .sum("int64Value"),
-                                                 .sum("floatValue"), .sum("decimalValue"), .avg("decimalValue"),
-                                                 .min("decimalValue"), .max("decimalValue"), .max("stringValue"),
-                                                 .min("dateValue"), .max("characterValue"), .min("uuidValue")]),
-        request("Thing", by: ["tag.name"], [.avg("int64Value"), .avg("doubleValue"), .min("stringValue")]),
-        request("Thing", by: ["stringValue"], [.count(as: "n")], sort: [SortKey("stringValue", comparison: .caseInsensitive)]),
-    ]
+    static let cases = DifferentialPredicates.aggregateRequests
 
     @Test(arguments: cases) func sqlAndMemoryAgree(_ test: AggregateCase) throws {
         let store = try DifferentialStore()

@@ -61,6 +61,34 @@ struct PostgresTextTests {
         }
     }
 
+    /// MATCHES in the subset of ICU's syntax PostgreSQL reads alike: what the in-memory ICU
+    /// match selects, with and without [d]; the rest refused, never answered differently.
+    @Test func matchesSelectsWhatICUMatchesOrIsRefused() throws {
+        let (context, database) = try store()
+        defer { withExtendedLifetime(database) {} }
+        let translated = [
+            ".*", ".", "..", "S.*", "[a-z]+", "[^a-z]+", "[A-Za-z]*", "caf.", "cafe.?", "caf(e|é).*", "(?:a|b).*", "a.b", "a\\*b",
+            "a\\?", "100%", "a_b", "[%_*?\\\\]+.*", ".*[\\\\].*", "σ.*ς", ".*👧", "file[0-9]{1,2}", "file0?[0-9]+", "x{0}.*",
+            ".+?", "[-a]+", "line.break", "tab\\tinside", "é", "e\u{301}", "(Sun|sun)set", "...?.?.?",
+        ]
+        for options in ["", "[d]"] {
+            let parsed: StringOptions = options.isEmpty ? [] : .diacriticInsensitive
+            for pattern in translated {
+                let expected = try Self.titles.filter { try PredicateText.matches($0, regex: pattern, options: parsed) }
+                let selected = try titles(context, "title MATCHES\(options) %@", pattern)
+                #expect(selected == expected, "MATCHES\(options) \(Array(pattern.unicodeScalars)): \(selected.map { Array($0.unicodeScalars) }), in memory \(expected.map { Array($0.unicodeScalars) })")
+            }
+        }
+        let refused = ["\\d+", "\\w+", "\\s", "^a", "a$", "(?i)a", "a*+", "[[a-z]&&[^b]]", "\\bword", "(a)\\1", "\\p{L}+"]
+        for pattern in refused {
+            #expect {
+                try context.fetch(FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: "title MATCHES %@", pattern)))
+            } throws: { error in
+                (error as? StoreError)?.code == .unsupportedFormat && "\(error)".contains("MATCHES")
+            }
+        }
+    }
+
     @Test func stringOperatorsSelectWhatPredicateTextSelects() throws {
         let (context, database) = try store()
         defer { withExtendedLifetime(database) {} }
@@ -116,10 +144,10 @@ struct PostgresTextTests {
         #expect(try titles(context, "title ==[c] nil") == ["nil", "nil"])
     }
 
-    @Test func aPatternFromAKeyPathOrMatchesIsRefusedWithATypedError() throws {
+    @Test func aPatternFromAKeyPathOrMatchesWithCaseOptionIsRefusedWithATypedError() throws {
         let (context, database) = try store()
         defer { withExtendedLifetime(database) {} }
-        for format in ["title LIKE title", "title MATCHES 'S.*'"] {
+        for format in ["title LIKE title", "title MATCHES title", "title MATCHES[c] 'S.*'"] {
             #expect {
                 try context.fetch(FetchRequest(entityName: "Item", predicate: try ObjectPredicate(format: format)))
             } throws: { error in

@@ -81,9 +81,21 @@ package enum RegexMatcher {
 
     // MARK: Cache
 
+    /// A pattern and its option, compared by the pattern's bytes: Swift's `==` takes `"é"` and
+    /// `"e\u{301}"` for one string, which ICU matches differently (the cache once gave one's
+    /// compiled form for the other).
     private struct Key: Hashable {
         var pattern: String
         var caseInsensitive: Bool
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.caseInsensitive == b.caseInsensitive && a.pattern.hasSameBytes(as: b.pattern)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(caseInsensitive)
+            for byte in pattern.utf8 { hasher.combine(byte) }
+        }
     }
 
     /// Compiled patterns with the tick of their last use.

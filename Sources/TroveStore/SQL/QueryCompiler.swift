@@ -25,6 +25,11 @@ package struct QueryCompiler {
     /// PostgreSQL: the stored text attributes' columns in this statement, by their SQL, with the
     /// alias and attribute their ``TextForm`` columns are found by (see ``folded(_:_:)``).
     private var textColumns: [String: (alias: String, attribute: String)] = [:]
+    /// PostgreSQL: whether the tables read keep text forms (an aggregate request's groups, read
+    /// as rows of its results entity, do not).
+    package var readsTextForms = true
+    /// How many parameters precede this statement's in the one it is part of.
+    private var parameterOffset = 0
 
     /// A table in a FROM clause that key paths start from, with the joins they added.
     private struct Scope {
@@ -65,7 +70,7 @@ package struct QueryCompiler {
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
         if query.limit != nil || query.offset > 0 {
-            sql += " LIMIT \(dialect.placeholder(arguments.count + 1)) OFFSET \(dialect.placeholder(arguments.count + 2))"
+            sql += " LIMIT \(dialect.placeholder(parameterOffset + arguments.count + 1)) OFFSET \(dialect.placeholder(parameterOffset + arguments.count + 2))"
             arguments += Self.windowArguments(query, dialect)
         }
         return sql
@@ -86,7 +91,7 @@ package struct QueryCompiler {
     /// `SELECT … FROM … WHERE … GROUP BY …` computing an aggregate request's groups: a row per
     /// group, its columns named as the request's results entity's attributes (after `_pk` and
     /// `_version`, both 0, so that the results read as rows of that entity).
-    mutating func grouping(_ request: CheckedAggregateRequest) throws -> String {
+    package mutating func grouping(_ request: CheckedAggregateRequest) throws -> String {
         let layout = try schema.layout(of: request.entity.name)
         var conditions = start(at: layout, includesSubentities: request.includesSubentities)
         var selection = ["0 AS \"_pk\"", "0 AS \"_version\""]
@@ -106,7 +111,9 @@ package struct QueryCompiler {
             case .max?: sql = "max(\(collated(value, type)))"
             case let function?:
                 // PredicateAccumulator, as the in-memory evaluation (see aggregate(_:_:key:owner:)).
-                sql = "\(SQLFunctions.Aggregate(function: function, kind: .init(function, of: type)).functionName)(\(value))"
+                let kind = PredicateAccumulator.Kind(function, of: type)
+                sql = dialect == .postgres ? SQLDialect.postgresAccumulation(function, kind: kind, of: value)
+                    : "\(SQLFunctions.Aggregate(function: function, kind: kind).functionName)(\(value))"
             }
             selection.append("\(sql) AS \(quoted(attribute.name))")
         }
@@ -128,6 +135,12 @@ package struct QueryCompiler {
         guard layout.hasEntityColumn else { return [] }
         let names = includesSubentities ? layout.entityNames : [layout.entity.name]
         return ["\"t\".\"_entity\" IN (\(names.map(sqlStringLiteral).joined(separator: ", ")))"]
+    }
+
+    /// Numbers this statement's parameters after `count` others: for a statement that another
+    /// one (with `count` parameters) becomes part of, in a dialect whose markers are numbered.
+    package mutating func skipParameters(_ count: Int) {
+        parameterOffset = count
     }
 
     // MARK: Predicates
@@ -251,10 +264,19 @@ package struct QueryCompiler {
                     let folded = PredicateText.fold(pattern, options: foldsOperands ? options : [])
                     return "\(left) LIKE \(bind(.string(SQLDialect.postgresLikePattern(folded)), type, []))"
                 }
+                if comparison.op == .matches, dialect == .postgres, let pattern = value.text {
+                    // ICU's case-insensitive matching folds as PostgreSQL's cannot (by the
+                    // collation's ctype): refused rather than answered differently.
+                    guard !options.contains(.caseInsensitive) else {
+                        throw StoreError(.unsupportedFormat, "MATCHES[c] does not run on PostgreSQL; write the pattern's letters in both cases ([Aa]), or filter with MATCHES[c] in memory")
+                    }
+                    let folded = PredicateText.fold(pattern, options: foldsOperands ? options : [])
+                    return "(\(left) ~ \(bind(.string(try PostgresRegex.wholeMatch(folded)), type, [])))"
+                }
                 right = bind(value, type, foldsOperands ? options : [])
             } else {
-                if dialect == .postgres, comparison.op == .like {
-                    throw StoreError(.unsupportedFormat, "LIKE with a pattern read from a key path does not run on PostgreSQL; give the pattern as a constant")
+                if dialect == .postgres, comparison.op == .like || comparison.op == .matches {
+                    throw StoreError(.unsupportedFormat, "LIKE and MATCHES with a pattern read from a key path do not run on PostgreSQL; give the pattern as a constant")
                 }
                 let (sql, rightType) = try expression(comparison.right)
                 right = foldsOperands ? try folded(sql, options) : collated(sql, rightType ?? type)
@@ -264,7 +286,6 @@ package struct QueryCompiler {
                 case .contains: return "(strpos(\(left), \(right)) > 0)"
                 case .beginsWith: return "starts_with(\(left), \(right))"
                 case .endsWith: return "(right(\(left), char_length(\(right))) = \(right))"
-                case .matches: try dialect.requireSwiftFunctions("MATCHES (ICU regular expressions)")
                 default: break
                 }
             }
@@ -384,7 +405,7 @@ package struct QueryCompiler {
             return try derivedValue(of: attribute, in: try entity(at: alias, named: last.entityName), at: alias)
         case .attribute(let attribute):
             let sql = "\(quoted(alias)).\(quoted(attribute.name))"
-            if dialect == .postgres, TextForm.applies(to: attribute.type) { textColumns[sql] = (alias, attribute.name) }
+            if dialect == .postgres, readsTextForms, TextForm.applies(to: attribute.type) { textColumns[sql] = (alias, attribute.name) }
             return (sql, attribute.type)
         case .toOne(let relationship):
             let entity = try entity(at: alias, named: last.entityName)
@@ -525,7 +546,7 @@ package struct QueryCompiler {
     private func textForm(_ form: TextForm, of sql: String) throws -> String {
         guard let source = textColumns[sql] else {
             throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
-                + " text attributes and constants, not on derived values or aggregates; fetch with a simpler predicate and filter or sort the objects in memory")
+                + " text attributes and constants, not on derived values, aggregates or an aggregate request's groups; fetch with a simpler predicate and filter or sort in memory")
         }
         return "COALESCE(\(quoted(source.alias)).\(quoted(form.column(of: source.attribute))), \(sql))"
     }
@@ -545,7 +566,7 @@ package struct QueryCompiler {
         bindings.append(binding)
         let bound = Self.bound(value, binding)
         arguments.append(bound)
-        let marker = dialect.placeholder(arguments.count)
+        let marker = dialect.placeholder(parameterOffset + arguments.count)
         // PostgreSQL types a parameter from what it meets; a constant meeting no column
         // (`nil = nil`, `1 = 1`) is typed by its value.
         guard dialect == .postgres, type == nil else { return marker }

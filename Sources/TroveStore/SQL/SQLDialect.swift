@@ -27,22 +27,18 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// Refuses `what` in a dialect without Trove's string and aggregate functions, which SQLite
-    /// runs in Swift (the in-memory evaluator's own code) and PostgreSQL cannot call yet.
-    func requireSwiftFunctions(_ what: String) throws {
-        guard self == .sqlite else {
-            throw StoreError(.unsupportedFormat, "\(what) do not run on PostgreSQL yet; fetch with a simpler predicate and filter or sort the objects in memory")
-        }
-    }
-
     /// `@sum` or `@avg` in PostgreSQL's SQL, as ``PredicateAccumulator`` computes them: sums of
     /// integers and decimals exact (PostgreSQL's `sum` of `bigint` is a `numeric`), of doubles in
-    /// double precision, 0 of nothing; averages the sum over the count, nil of nothing.
+    /// double precision, 0 of nothing; averages the sum over the count, nil of nothing (a decimal
+    /// average to Decimal's 38 digits, as Decimal divides).
     /// (Past `Int64`'s range PredicateAccumulator goes on in doubles; PostgreSQL stays exact.)
     static func postgresAccumulation(_ function: ObjectPredicate.Aggregate, kind: PredicateAccumulator.Kind, of value: String) -> String {
         let summed = kind == .double ? "CAST(\(value) AS double precision)" : value
         switch (function, kind) {
-        case (.avg, .decimal): return "(sum(\(summed)) / NULLIF(count(\(value)), 0))"
+        case (.avg, .decimal):
+            // With 60 decimals at least (PostgreSQL's division keeps the dividend's scale), which
+            // Decimal(string:) cuts to 38 digits as Decimal's own division does.
+            return "((sum(\(summed)) + 0.\(String(repeating: "0", count: 60))) / NULLIF(count(\(value)), 0))"
         case (.avg, _): return "(CAST(sum(\(summed)) AS double precision) / NULLIF(count(\(value)), 0))"
         default: return "COALESCE(sum(\(summed)), 0)"
         }
