@@ -25,6 +25,9 @@ package struct QueryCompiler {
     /// PostgreSQL: the stored text attributes' columns in this statement, by their SQL, with the
     /// alias and attribute their ``TextForm`` columns are found by (see ``folded(_:_:)``).
     private var textColumns: [String: (alias: String, attribute: String)] = [:]
+    /// PostgreSQL: the `@min`/`@max` of stored text attributes, by their SQL: the statement with a
+    /// marker for its selection, the value's column, and where its text forms are.
+    private var textExtremes: [String: (template: String, value: String, source: (alias: String, attribute: String))] = [:]
     /// PostgreSQL: whether the tables read keep text forms (an aggregate request's groups, read
     /// as rows of its results entity, do not).
     package var readsTextForms = true
@@ -374,15 +377,26 @@ package struct QueryCompiler {
         case .min: result = "min(\(collated(value, type)))"
         case .max: result = "max(\(collated(value, type)))"
         }
-        let sql = closeElementScope(element, selecting: result, condition: condition)
         let resultType: AttributeType?
         switch function {
         case .count: resultType = .integer64
         case .avg: resultType = type == .decimal ? .decimal : .double
         default: resultType = type
         }
-        return ("(\(sql))", resultType)
+        if function == .min || function == .max, let source = textColumns[value] {
+            // PostgreSQL, a text: the first value in order, so that its text forms can be read
+            // from the same row (`textForm(_:of:)` puts them in the selection's place).
+            let template = closeElementScope(element, selecting: Self.selectionMarker, condition: "(\(condition)) AND \(value) IS NOT NULL")
+                + " ORDER BY \(value) \(function == .min ? "ASC" : "DESC") LIMIT 1"
+            let sql = "(" + template.replacingOccurrences(of: Self.selectionMarker, with: value) + ")"
+            textExtremes[sql] = (template, value, source)
+            return (sql, resultType)
+        }
+        return ("(\(closeElementScope(element, selecting: result, condition: condition)))", resultType)
     }
+
+    /// Stands for the selection of a statement written before its selection is known.
+    private static let selectionMarker = "\u{1}selection\u{1}"
 
     // MARK: Key paths
 
@@ -544,6 +558,10 @@ package struct QueryCompiler {
     /// PostgreSQL: the ``TextForm`` of the stored text attribute `sql` names, its value where
     /// the form's column holds `NULL`.
     private func textForm(_ form: TextForm, of sql: String) throws -> String {
+        if let extreme = textExtremes[sql] {
+            let selection = "COALESCE(\(quoted(extreme.source.alias)).\(quoted(form.column(of: extreme.source.attribute))), \(extreme.value))"
+            return "(" + extreme.template.replacingOccurrences(of: Self.selectionMarker, with: selection) + ")"
+        }
         guard let source = textColumns[sql] else {
             throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
                 + " text attributes and constants, not on derived values, aggregates or an aggregate request's groups; fetch with a simpler predicate and filter or sort in memory")
