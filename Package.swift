@@ -47,13 +47,13 @@ let package = Package(
         // The PostgreSQL store: its own module, so that apps on SQLite alone never build postgres-nio.
         .target(
             name: "TrovePostgres",
-            dependencies: ["TroveModel", "TroveStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["TroveModel", "TroveStore", "TroveContext", .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveCodegen", dependencies: ["TroveModel"], swiftSettings: sharedSettings),
         .executableTarget(
             name: "TroveCLI",
-            dependencies: ["Trove", "TroveCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Trove", "TrovePostgres", "TroveCodegen", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: sharedSettings),
         // The build plugin's tool: the generator alone (no store, no argument parser), so that a
         // target using the plugin waits for TroveModel and TroveCodegen only.
@@ -79,7 +79,8 @@ let package = Package(
             dependencies: ["TroveImport", "TroveTesting", .product(name: "PropertyBased", package: "swift-property-based")],
             resources: [.copy("Resources/JSONTestSuite")],
             swiftSettings: sharedSettings),
-        .testTarget(name: "TrovePostgresTests", dependencies: ["TrovePostgres", "Trove", "TroveTesting"], swiftSettings: sharedSettings),
+        // TroveCLI: the `trove` commands run against the server through CLIRunner.
+        .testTarget(name: "TrovePostgresTests", dependencies: ["TrovePostgres", "Trove", "TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCodegenTests", dependencies: ["TroveCodegen", "TroveTesting", "TroveGeneratorTool"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveCLITests", dependencies: ["TroveTesting", "TroveCLI"], swiftSettings: sharedSettings),
         // The README's and the DocC catalog's examples, compiled and run; a test checks that

@@ -23,7 +23,7 @@ struct ImportCommand: ParsableCommand {
             first to finish (saying so), then starts over, or resumes if the first was killed.
             --dry-run runs the whole import on a copy of the store and reports it exactly as a \
             real run would (summary, --rejects and --report files, exit code), leaving the store \
-            as it was (no checkpoint either).
+            as it was (no checkpoint either); it needs an SQLite store (on PostgreSQL it exits 3).
             Prints progress (a bar when stderr is a terminal, else a line every few seconds) and \
             a summary on stderr. Exit codes: 0 every record imported; 2 some records rejected \
             (the rest landed), --strict stopped, the input is not JSON (the records before the \
@@ -93,8 +93,14 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let location = try store.location
+        if dryRun, case .postgres(let database) = location {
+            throw CLIFailure(.storeError, "--dry-run imports into a copy of an SQLite store file, and \(database) is a PostgreSQL"
+                + " database; try the import on a copy of the database instead (createdb -T \(database.database) \(database.database)_try),"
+                + " then drop the copy")
+        }
         // A dry run only reads the store (to copy it): opened for reading, it cannot be written.
-        let opened = try SQLiteStore(url: store.url, options: SQLiteStore.Options(readOnly: dryRun))
+        let opened = try location.open(readOnly: dryRun)
         let model = opened.model
         let target = try Selection.entity(named: entity, in: model, of: store)
         if target.isAbstract {

@@ -7,7 +7,13 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a new store from a model file.",
-        discussion: "Fails without touching anything if STORE exists or the model has a problem (all problems are listed).")
+        discussion: """
+            Fails without touching anything if STORE exists or the model has a problem (all problems are listed). \
+            For a postgres:// URL, creates the database when the server has none of that name (the user needs the \
+            right to create databases then), and the store's tables in it; a database that holds a store, or other \
+            tables, is refused (exit 3).
+            Example: trove init postgres://trove@db.example.com:5432/photos --model model.json
+            """)
 
     @OptionGroup var store: StoreArgument
 
@@ -15,10 +21,7 @@ struct InitCommand: ParsableCommand {
     var model: String
 
     func run() throws {
-        let storeURL = store.url
-        guard !FileManager.default.fileExists(atPath: storeURL.path) else {
-            throw CLIFailure(.storeError, "\(store.store) already exists; remove it or choose another path")
-        }
+        let location = try store.location
         let loaded: Model
         do {
             loaded = try Model(contentsOf: URL(fileURLWithPath: model))
@@ -28,8 +31,8 @@ struct InitCommand: ParsableCommand {
         for warning in loaded.warnings {
             FileHandle.standardError.write(Data("trove: warning: \(model): \(warning)\n".utf8))
         }
-        let created = try SQLiteStore(url: storeURL, model: loaded)
-        let summary = "created \(store.store): \(created.model.entities.count) entities, model hash \(created.model.versionHash)\n"
+        let created = try location.create(model: loaded, name: store.name)
+        let summary = "created \(store.name): \(created.model.entities.count) entities, model hash \(created.model.versionHash)\n"
         FileHandle.standardError.write(Data(summary.utf8))
     }
 }

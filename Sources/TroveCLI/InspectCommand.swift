@@ -20,8 +20,7 @@ struct InspectCommand: ParsableCommand {
 
     func run() throws {
         // For reading only: needs no write access to the store, its folder or the disk.
-        let opened = try SQLiteStore(url: store.url, options: SQLiteStore.Options(readOnly: true))
-        let report = try StoreReport(store: opened, path: store.store)
+        let report = try StoreReport(store: try store.open(readOnly: true), path: store.name)
         let output = format == .json ? report.json().serialized(pretty: true) : report.text()
         FileHandle.standardOutput.write(Data((output + "\n").utf8))
     }

@@ -17,7 +17,8 @@ struct MigrateCommand: ParsableCommand {
             progress (rows written) shows on stderr: a bar on a terminal, else a line every 5 seconds.
             Only inferred (lightweight) changes run here: a change that needs code (a custom migration stage) \
             is blocked, as the plan says; the app runs its stages on open (SQLiteStore.Options.migration = \
-            .staged). To go through several versions, run trove migrate once per version, oldest first.
+            .staged). To go through several versions, run trove migrate once per version, oldest first. \
+            It migrates SQLite stores only: on a postgres:// URL it exits 3, changing nothing.
             Exit codes: 0 migrated (or nothing to do, or a dry run that could run), 1 usage error, 2 blocked by \
             the data or the new model (nothing changed), 3 store error.
             """)
@@ -40,23 +41,27 @@ struct MigrateCommand: ParsableCommand {
         } catch {
             throw CLIFailure(.badInput, "\(model): \(error)\nfix the model file and run `trove migrate` again")
         }
-        let plan = try SQLiteStore.migrationPlan(forStoreAt: store.url, to: loaded)
+        guard case .file(let url) = try store.location else {
+            throw CLIFailure(.storeError, "trove migrate migrates SQLite store files, and \(store.name) is a PostgreSQL database;"
+                + " move its objects instead: trove export each entity, trove init a new database with \(model), trove import them")
+        }
+        let plan = try SQLiteStore.migrationPlan(forStoreAt: url, to: loaded)
         guard !plan.steps.isEmpty || plan.isBlocked else {
-            FileHandle.standardError.write(Data("\(store.store) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
+            FileHandle.standardError.write(Data("\(store.name) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
             return
         }
         guard !plan.isBlocked, !dryRun else {
             FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
             guard plan.isBlocked else { return }
-            throw CLIFailure(.badInput, "\(store.store) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
+            throw CLIFailure(.badInput, "\(store.name) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
                 + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed; a change that needs code runs in the app,"
                 + " as a custom migration stage")
         }
         let outcome: MigrationOutcome
-        let meter = Mutex(ProgressMeter(input: store.store))
+        let meter = Mutex(ProgressMeter(input: store.name))
         defer { meter.withLock { $0.finish() } }
         do {
-            outcome = try SQLiteStore.migrate(storeAt: store.url, to: loaded, keepingBackup: !noBackup,
+            outcome = try SQLiteStore.migrate(storeAt: url, to: loaded, keepingBackup: !noBackup,
                                               progress: { progress in meter.withLock { $0.show(progress) } })
         } catch let error as StoreError where error.code == .migrationBlocked {
             // The data changed since the plan was made.
@@ -65,7 +70,7 @@ struct MigrateCommand: ParsableCommand {
         meter.withLock { $0.finish() }
         // The plan that ran, made again under the write lock: its counts are the real ones.
         FileHandle.standardOutput.write(Data((outcome.migration.description + "\n").utf8))
-        var summary = "migrated \(store.store) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "
+        var summary = "migrated \(store.name) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "
             + "\(outcome.migration.rowsRewritten) rows rewritten"
         if let backup = outcome.backupURL { summary += "; backup at \(backup.path)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))

@@ -21,8 +21,8 @@ struct GraphCommand: ParsableCommand {
         commandName: "graph",
         abstract: "Draw a model: entities with their attributes, relationships, sub-entities.",
         discussion: """
-            Reads a model file (a path ending in .json) or the model a store keeps (a store file \
-            or a document package; opened for reading only). Each entity is a box listing its own \
+            Reads a model file (a path ending in .json) or the model a store keeps (a store file, \
+            a document package, or a postgres:// URL; opened for reading only). Each entity is a box listing its own \
             attributes as name: type (? marks an optional one, unique keys are underlined and \
             listed); a relationship and its inverse are one line labelled with both names, kinds \
             and delete rules, with the cardinality at each end (one arrowhead to-one, two \
@@ -35,7 +35,7 @@ struct GraphCommand: ParsableCommand {
             Example: trove model graph Examples/Photos/model.json --format svg --output photos.svg
             """)
 
-    @Argument(help: ArgumentHelp("A model file (.json), or a store file or document package.", valueName: "MODEL.json|STORE"))
+    @Argument(help: ArgumentHelp("A model file (.json), or a store: a store file, a document package or a postgres:// URL.", valueName: "MODEL.json|STORE"))
     var source: String
 
     @Option(help: "Output: dot (Graphviz text), svg (drawn by Graphviz's dot), or mermaid (a class diagram).")
@@ -72,9 +72,8 @@ struct GraphCommand: ParsableCommand {
     /// The model of the model file, or the one the store keeps.
     private func model() throws -> Model {
         let url = URL(fileURLWithPath: source)
-        guard url.pathExtension.lowercased() == "json" else {
-            let store = try SQLiteStore(url: Document.storeURL(for: url), options: SQLiteStore.Options(readOnly: true))
-            return store.model
+        guard url.pathExtension.lowercased() == "json", !source.contains("://") else {
+            return try StoreLocation(source).open(readOnly: true).model
         }
         guard FileManager.default.fileExists(atPath: source) else {
             throw CLIFailure(.usage, "no model file at \(source); give a model file (.json) or a store")

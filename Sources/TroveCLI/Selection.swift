@@ -20,7 +20,7 @@ struct SelectionOptions: ParsableArguments {
 /// A store opened for a command, the entity named on the command line, and the predicate
 /// checked against it.
 struct Selection {
-    let store: SQLiteStore
+    let store: any PersistentStore
     let entity: Entity
     let predicate: ObjectPredicate?
 
@@ -35,7 +35,7 @@ struct Selection {
         if format == nil, !arguments.isEmpty {
             throw CLIFailure(.usage, "--arg fills the %@ placeholders of --where; give a --where PREDICATE with one %@ per --arg")
         }
-        store = try SQLiteStore(url: path.url, options: SQLiteStore.Options(readOnly: readOnly))
+        store = try path.open(readOnly: readOnly)
         let model = store.model
         entity = try Self.entity(named: entityName, in: model, of: path)
         guard let format else {
@@ -58,7 +58,7 @@ struct Selection {
         guard let entity = model.entity(named: name) else {
             let names = model.entities.map(\.name)
             let close = names.first { $0.lowercased() == name.lowercased() }.map { "did you mean '\($0)'? " } ?? ""
-            throw CLIFailure(.usage, "\(path.store) has no entity '\(name)'; \(close)its entities are: \(names.joined(separator: ", "))")
+            throw CLIFailure(.usage, "\(path.name) has no entity '\(name)'; \(close)its entities are: \(names.joined(separator: ", "))")
         }
         return entity
     }

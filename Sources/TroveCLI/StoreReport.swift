@@ -10,9 +10,10 @@ struct StoreReport {
     let checkpoints: [ImportCheckpoint]
     /// The models the store has had, oldest first (`trove migrate` adds one).
     let history: [ModelVersionRecord]
-    let sqliteVersion: String
+    /// The database engine (SQLite or PostgreSQL) and its version.
+    let engine: (name: String, version: String)
 
-    init(store: SQLiteStore, path: String) throws {
+    init(store: any PersistentStore, path: String) throws {
         self.path = path
         self.model = store.model
         var counts: [String: Int] = [:]
@@ -25,9 +26,9 @@ struct StoreReport {
         self.metadata = try store.metadata().filter {
             $0.key != "trove.model" && $0.key != "trove.modelHistory" && !checkpointKeys.contains($0.key)
         }
-        self.history = try store.modelHistory()
+        self.history = try SQLiteStore.history(in: store.metadata())
         self.checkpoints = checkpoints
-        self.sqliteVersion = try store.sqliteVersion()
+        self.engine = try StoreLocation.engine(of: store)
     }
 
     // MARK: Text
@@ -37,7 +38,7 @@ struct StoreReport {
             "store:         \(path)",
             "format:        \(metadata["trove.formatVersion"] ?? "?")",
             "model hash:    \(model.versionHash)",
-            "SQLite:        \(sqliteVersion)",
+            "\((engine.name + ":").padding(toLength: 14, withPad: " ", startingAt: 0)) \(engine.version)",
             "key style:     \(model.keyStyle.rawValue)",
         ]
         for entity in model.entities {
@@ -111,11 +112,10 @@ struct StoreReport {
             object["parent"] = entity.parent.map(JSONValue.string) ?? .null
             return .object(object)
         }
-        return .object([
+        var report: JSONObject = [
             "store": .string(path),
             "formatVersion": .number(metadata["trove.formatVersion"] ?? "0"),
             "modelHash": .string(model.versionHash),
-            "sqliteVersion": .string(sqliteVersion),
             "keyStyle": .string(model.keyStyle.rawValue),
             "entities": .array(entities),
             "metadata": .object(JSONObject(metadata.mapValues(JSONValue.string))),
@@ -130,6 +130,9 @@ struct StoreReport {
                          "records": .integer(Int64(checkpoint.records)), "byteOffset": .integer(checkpoint.byteOffset),
                          "savedAt": .string(checkpoint.savedAt.formatted(.iso8601))])
             }),
-        ])
+        ]
+        // The engine's version under its own key: sqliteVersion, or postgresqlVersion.
+        report[engine.name.lowercased() + "Version"] = .string(engine.version)
+        return .object(report)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Trove
 import TroveContext
+import TrovePostgres
 
 /// The `trove` command: create, inspect, import into and query Trove stores.
 @main
@@ -27,22 +28,30 @@ struct TroveCommand: ParsableCommand {
                 command = takingArguments
             }
             try command.run()
-        } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("trove: \(failure.message)\n".utf8))
-            Foundation.exit(failure.status.rawValue)
         } catch {
-            if let failure = CLIFailure(error) {
-                FileHandle.standardError.write(Data("trove: \(failure.message)\n".utf8))
+            if let failure = error as? CLIFailure ?? CLIFailure(error) {
+                report("trove: \(failure.message)")
                 Foundation.exit(failure.status.rawValue)
             }
             // Help, version, and usage errors from the argument parser.
             let code = exitCode(for: error)
             guard code == .success else {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                report(fullMessage(for: error))
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
             exit(withError: error)
         }
+    }
+
+    /// Writes `message` on stderr, any password of a `postgres://` URL in it hidden: the
+    /// argument parser quotes arguments, and a driver's error might quote a URL.
+    private static func report(_ message: String) {
+        FileHandle.standardError.write(Data((hidingPasswords(in: message) + "\n").utf8))
+    }
+
+    /// `text` with the password of every `postgres://USER:PASSWORD@` in it replaced by `***`.
+    static func hidingPasswords(in text: String) -> String {
+        text.replacing(/(postgres(?:ql)?:\/\/[^\s:@\/]*:)\S*@/.ignoresCase()) { match in "\(match.output.1)***@" }
     }
 }
 
@@ -93,9 +102,22 @@ struct CLIFailure: Error {
 
 /// Where a store lives: the `STORE` argument every subcommand takes.
 struct StoreArgument: ParsableArguments {
-    @Argument(help: "The store file (SQLite), or a document package (a Name.trove folder holding Document.json).")
+    @Argument(help: ArgumentHelp(
+        "The store: an SQLite file, a document package (a Name.trove folder holding Document.json), or a PostgreSQL database, postgres://USER@HOST:PORT/DATABASE (what the URL leaves out, the password too, comes from PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE; no password is ever printed).",
+        valueName: "store"))
     var store: String
 
-    /// The store file: the argument, or the store inside the document package it names.
-    var url: URL { Document.storeURL(for: URL(fileURLWithPath: store)) }
+    /// Where the store is.
+    /// - Throws: ``StoreError`` (exit 3) for a URL that is neither a file path nor PostgreSQL's.
+    var location: StoreLocation {
+        get throws { try StoreLocation(store) }
+    }
+
+    /// The argument as messages show it: a URL's password hidden.
+    var name: String { PostgresLocation.redacted(store) }
+
+    /// Opens the store with the model it keeps (see ``StoreLocation/open(readOnly:)``).
+    func open(readOnly: Bool) throws -> any PersistentStore {
+        try location.open(readOnly: readOnly)
+    }
 }

@@ -52,10 +52,19 @@ public final class Container: Sendable {
 
     /// A container on the SQLite store at `url`, created when there is no file yet, with the
     /// classes of the model's entities (see ``init(store:classes:hooks:automaticallyMergesChangesIntoViewContext:)``).
-    /// - Throws: ``StoreError`` when the file cannot be opened or was made with another model;
-    ///   ``ObjectError`` when a class does not fit the model.
+    ///
+    /// `url` is a file. A PostgreSQL store opens through the `TrovePostgres` module, which adds
+    /// `Container(model:location:classes:hooks:)` taking a `PostgresLocation`, so that apps on
+    /// SQLite alone never build the PostgreSQL driver.
+    /// - Throws: ``StoreError`` when the file cannot be opened or was made with another model
+    ///   (`.notFound`, naming the fix, for a `postgres://` URL); ``ObjectError`` when a class
+    ///   does not fit the model.
     public convenience init(model: Model, url: URL, classes: [any EntityClass.Type] = [],
                             options: SQLiteStore.Options = SQLiteStore.Options(), hooks: ObjectHooks = ObjectHooks()) throws {
+        guard !url.namesPostgresDatabase else {
+            throw StoreError(.notFound, "Container(model:url:) opens an SQLite store file, and this URL names a PostgreSQL database;"
+                + " import TrovePostgres and use Container(model:location:classes:hooks:) with PostgresLocation(\"postgres://…\")")
+        }
         try self.init(store: SQLiteStore(url: url, model: model, options: options), classes: classes, hooks: hooks)
     }
 
@@ -151,5 +160,12 @@ public actor BackgroundContext {
         } catch {
             failures.report(MergeFailure(context: context.identifier, source: event.context, changes: event.changes, error: error))
         }
+    }
+}
+
+extension URL {
+    /// Whether the URL is a `postgres://` or `postgresql://` one: a database, not a file.
+    var namesPostgresDatabase: Bool {
+        ["postgres", "postgresql"].contains(scheme?.lowercased() ?? "")
     }
 }

@@ -83,9 +83,16 @@ public final class Document {
     ///   - hooks: the code that runs at deletes and saves (see ``ObjectHooks``).
     ///   - options: the store's options (durability, busy timeout, its clock).
     ///   - clock: the clock autosave waits on; tests pass one they move by hand.
-    /// - Throws: ``ObjectError`` when a class does not fit the model.
+    /// - Throws: ``ObjectError`` when a class does not fit the model; ``DocumentError``
+    ///   `.notADocument` for a `postgres://` URL: a document is a file package, which a
+    ///   database is not (use a ``Container`` on a `PostgresStore`).
     public init(url: URL, model: Model, classes: [any EntityClass.Type] = [], hooks: ObjectHooks = ObjectHooks(),
                 options: SQLiteStore.Options = SQLiteStore.Options(), clock: any Clock<Duration> = ContinuousClock()) throws {
+        guard !url.namesPostgresDatabase else {
+            throw DocumentError(.notADocument, url, "a document is a file package (a folder holding Document.json and Store.sqlite) that"
+                + " is copied, moved and opened by one user at a time, and a PostgreSQL database is none of these;"
+                + " import TrovePostgres and open the database with Container(model:location:classes:hooks:)")
+        }
         _ = try EntityClasses(classes, model: model)
         self.url = url
         self.model = model

@@ -78,9 +78,11 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         return "postgres://\(user)@\(host ?? "localhost"):\(port)/\(database)"
     }
 
-    /// `text` with any password replaced by `***`, for messages about a URL that did not parse.
-    static func redacted(_ text: String) -> String {
-        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"),
+    /// `text` — a `postgres://` URL as given, parsed or not — with any password replaced by
+    /// `***`, for messages that name it. The password ends at the last `@`, so that one holding
+    /// an `@` or a `/` the URL failed to percent-encode is hidden whole.
+    public static func redacted(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@"),
               let colon = text[scheme.upperBound..<at].firstIndex(of: ":") else { return text }
         return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
     }

@@ -114,8 +114,10 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         do {
             return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
                                                   id: 1, logger: logger).wait()
+        } catch where sqlState(of: error) == "3D000" {
+            throw StoreError(.notFound, "the server has no database \(location.database) (\(location)); create it: trove init \(location) --model MODEL.json, or PostgresStore.createDatabase(at:)")
         } catch {
-            throw StoreError(.unreachable, "could not connect to \(location): \(describe(error)); check that the server runs and the user, password and database are right")
+            throw StoreError(.unreachable, "could not connect to \(location): \(describe(error)); check that the server runs and the host, port, user, password and database are right")
         }
     }
 
@@ -183,13 +185,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// The server's message and SQLSTATE, or the driver's error.
+    /// The server's message and SQLSTATE, or the driver's error and what caused it (a refused
+    /// connection, a host name that does not resolve).
     static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "\(message) [SQLSTATE \(info[.sqlState] ?? "?")]"
         }
-        return "\(error.code)"
+        return "\(error.code)" + (error.underlying.map { " (\($0))" } ?? "")
     }
 
     // MARK: Opening
@@ -262,6 +265,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         }
     }
 
+    /// The server's version, as `SHOW server_version` gives it (`16.4`, or with the
+    /// distribution's suffix).
+    public func serverVersion() throws -> String {
+        try run("reading the server version of \(location)") {
+            try query("SHOW server_version").rows.first?.decode(String.self) ?? "?"
+        }
+    }
+
     /// Runs `body` holding the write lock every save takes (a session-level advisory lock of
     /// the same key), so that no other process's save commits between its reads and its saves.
     /// The store's other users in this process wait meanwhile: they share its connection.
@@ -299,14 +310,33 @@ extension PostgresStore {
         }
     }
 
-    /// Runs one statement on the server's `postgres` database: for creating and dropping
-    /// databases, which no transaction may hold.
-    package static func administer(_ sql: String, on location: PostgresLocation) throws {
+    /// Creates the database `location` names when the server has none of that name (see
+    /// ``createDatabase(at:)``), and says whether it did. A database that exists is left as it
+    /// is, and then the user needs no right to create databases.
+    /// - Throws: ``StoreError/Code/unreachable`` when the server cannot be reached;
+    ///   ``StoreError/Code/server`` when the user may not create the missing database.
+    public static func createDatabaseIfMissing(at location: PostgresLocation) throws -> Bool {
+        let found = try administer("SELECT 1 FROM pg_database WHERE datname = $1", [.string(location.database)], on: location)
+        guard found == 0 else { return false }
+        do {
+            try createDatabase(at: location)
+            return true
+        } catch let error as StoreError where error.code == .alreadyExists {
+            return false  // Another process created it meanwhile.
+        }
+    }
+
+    /// Runs one statement on the server's `postgres` database and returns how many rows it
+    /// gave: for creating, finding and dropping databases, which no transaction may hold.
+    @discardableResult
+    package static func administer(_ sql: String, _ values: [AttributeValue] = [], on location: PostgresLocation) throws -> Int {
         let maintenance = location.database("postgres")
         let connection = try connect(to: maintenance)
         defer { try? connection.close().wait() }  // Used for one statement; a failed close loses nothing.
-        _ = try run("running \(sql)", on: connection, location: maintenance) {
-            try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        return try run("running \(sql)", on: connection, location: maintenance) {
+            var bindings = PostgresBindings(capacity: values.count)
+            for value in values { try PostgresValues.bind(value, to: &bindings) }
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows.count
         }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import Trove
 
 /// A directory under the system's temporary folder, removed when the value is released.
 ///
@@ -16,6 +17,14 @@ public final class TemporaryDirectory: Sendable {
     /// The URL of `name` inside the directory.
     public func file(_ name: String) -> URL {
         url.appendingPathComponent(name)
+    }
+
+    /// Writes `model` to the model file `name` inside the directory, for `trove` commands to
+    /// read, and returns its path.
+    public func modelFile(_ model: Model, named name: String = "model.json") throws -> String {
+        let path = file(name).path
+        try model.fileData().write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     deinit {

@@ -10,9 +10,8 @@ import TroveTesting
 
     init() throws {
         dir = try TemporaryDirectory()
-        modelPath = dir.file("model.json").path
+        modelPath = try dir.modelFile(SampleModels.photos())
         storePath = dir.file("photos.trove").path
-        try SampleModels.photos().fileData().write(to: URL(fileURLWithPath: modelPath))
     }
 
     @Test func initCreatesAStoreThatInspectDescribes() throws {

@@ -11,8 +11,7 @@ import TroveTesting
     init() throws {
         dir = try TemporaryDirectory()
         storePath = dir.file("photos.trove").path
-        let modelPath = dir.file("v1.json").path
-        try SampleModels.photos().fileData().write(to: URL(fileURLWithPath: modelPath))
+        let modelPath = try dir.modelFile(SampleModels.photos(), named: "v1.json")
         #expect(try CLIRunner.run(["init", storePath, "--model", modelPath]).status == 0)
         let context = try Container(model: SampleModels.photos(), url: URL(fileURLWithPath: storePath)).newBackgroundContext()
         for i in 0..<3 {

@@ -12,8 +12,7 @@ import TroveTesting
 
     init() throws {
         dir = try TemporaryDirectory()
-        modelPath = dir.file("model.json").path
-        try SampleModels.photos().fileData().write(to: URL(fileURLWithPath: modelPath))
+        modelPath = try dir.modelFile(SampleModels.photos())
     }
 
     /// A store of two photos in `folder`, closed (no -wal, no -shm; the lock file removed too).

@@ -27,14 +27,23 @@ enum PostgresServer {
 final class TemporaryDatabase {
     let location: PostgresLocation
 
-    init() throws {
+    /// A new database; with `created: false`, only its name, for a test that creates it (it is
+    /// dropped all the same).
+    init(created: Bool = true) throws {
         let server = try PostgresServer.location()
         location = server.database("trove_test_\(UUID().uuidString.prefix(8).lowercased())")
-        try PostgresStore.createDatabase(at: location)
+        if created { try PostgresStore.createDatabase(at: location) }
+    }
+
+    /// The database's URL, as `trove` takes it, with `password` when given (the test server
+    /// trusts local connections: it ignores one).
+    func url(password: String? = nil) -> String {
+        let user = password.map { "\(location.user):\($0)" } ?? location.user
+        return "postgres://\(user)@\(location.host ?? "127.0.0.1"):\(location.port)/\(location.database)"
     }
 
     deinit {
         // WITH (FORCE) ends stores a failed test left open; a database left behind is only litter.
-        try? PostgresStore.administer("DROP DATABASE IF EXISTS \"\(location.database)\" WITH (FORCE)", on: location)
+        _ = try? PostgresStore.administer("DROP DATABASE IF EXISTS \"\(location.database)\" WITH (FORCE)", on: location)
     }
 }

@@ -252,7 +252,7 @@ extension SQLiteStore {
     /// The model history kept in `metadata`.
     /// - Throws: ``StoreError/Code/corruptValue`` when the history's text is not the JSON array
     ///   Trove writes (the store's data is not affected; only the record of its models is).
-    static func history(in metadata: [String: String]) throws -> [ModelVersionRecord] {
+    package static func history(in metadata: [String: String]) throws -> [ModelVersionRecord] {
         let first = ModelVersionRecord(version: metadata["trove.modelHash"] ?? "?", date: metadata["trove.createdAt"] ?? "?",
                                        steps: nil, rowsRewritten: nil)
         guard let text = metadata[historyKey] else { return [first] }
