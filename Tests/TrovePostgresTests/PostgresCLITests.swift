@@ -64,7 +64,7 @@ struct PostgresCLITests {
 
         let inspect = try run("inspect", url)
         #expect(inspect.status == 0, "\(inspect.stderr)")
-        #expect(inspect.stdout.hasPrefix("store:         \(url)\nformat:        1\n"))
+        #expect(inspect.stdout.hasPrefix("store:         \(url)\nformat:        "))
         #expect(inspect.stdout.contains("\nPostgreSQL:    1"), "\(inspect.stdout)")
         #expect(inspect.stdout.contains("Photo — 1 rows"))
         #expect(inspect.stdout.contains("model history (oldest first):\n  1. \(try SampleModels.photos().versionHash)  "))
