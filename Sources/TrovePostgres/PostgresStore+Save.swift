@@ -100,8 +100,8 @@ private struct PostgresSaveWriter {
             values.append(value)
             assignments.append("\(quoted(attribute.name)) = $\(values.count)")
             guard TextForm.applies(to: attribute.type) else { continue }
-            for form in TextForm.allCases {
-                values.append(form.value(of: value))
+            for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                values.append(formed)
                 assignments.append("\(quoted(form.column(of: attribute.name))) = $\(values.count)")
             }
         }
@@ -159,7 +159,7 @@ private struct PostgresSaveWriter {
                 if layout.hasEntityColumn { values.append(.string(insert.objectID.entityName)) }
                 for position in stored {
                     values.append(insert.values[position])
-                    if texts.contains(position) { values += TextForm.allCases.map { $0.value(of: insert.values[position]) } }
+                    if texts.contains(position) { values += TextForm.values(of: insert.values[position]) }
                 }
                 var links = [AttributeValue](repeating: .null, count: foreignKeys.count)
                 for case .toOne(let relationship, .object(let target)) in insert.relationships {

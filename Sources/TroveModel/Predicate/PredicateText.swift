@@ -171,7 +171,13 @@ public enum PredicateText {
     /// written as its count of significant digits (one digit `0`–`8`, or `9` and twenty digits)
     /// then those digits, so that a longer number sorts after a shorter one.
     public static func localizedStandardSortKey(_ text: String) -> String {
-        let folded = Array(fold(text, options: [.caseInsensitive, .diacriticInsensitive]).utf8)
+        localizedStandardSortKey(folded: fold(text, options: [.caseInsensitive, .diacriticInsensitive]))
+    }
+
+    /// ``localizedStandardSortKey(_:)`` of a text already folded with `[cd]` (for a caller that
+    /// keeps that fold too: folding is the costly part).
+    package static func localizedStandardSortKey(folded text: String) -> String {
+        let folded = Array(text.utf8)
         var key: [UInt8] = []
         key.reserveCapacity(folded.count + 2)
         var i = 0

@@ -33,16 +33,21 @@ package enum TextForm: String, CaseIterable, Sendable {
         "\(attribute)~\(rawValue)"
     }
 
-    /// This form of `value`, or `.null` where it equals the value (or the value is not text).
-    package func value(of value: AttributeValue) -> AttributeValue {
-        guard let text = value.text else { return .null }
-        let form: String
-        switch self {
-        case .caseFolded: form = PredicateText.fold(text, options: .caseInsensitive)
-        case .diacriticFolded: form = PredicateText.fold(text, options: .diacriticInsensitive)
-        case .folded: form = PredicateText.fold(text, options: [.caseInsensitive, .diacriticInsensitive])
-        case .localizedSortKey: form = PredicateText.localizedStandardSortKey(text)
+    /// Every form of `value`, in ``allCases``' order, each `.null` where it equals the value
+    /// (all of them when the value is not text). The `[cd]` fold is made once, for its form and
+    /// the sort key (folding is most of a save's time for non-ASCII text).
+    package static func values(of value: AttributeValue) -> [AttributeValue] {
+        guard let text = value.text else { return allCases.map { _ in .null } }
+        let folded = PredicateText.fold(text, options: [.caseInsensitive, .diacriticInsensitive])
+        return allCases.map { form in
+            let formed: String
+            switch form {
+            case .caseFolded: formed = PredicateText.fold(text, options: .caseInsensitive)
+            case .diacriticFolded: formed = PredicateText.fold(text, options: .diacriticInsensitive)
+            case .folded: formed = folded
+            case .localizedSortKey: formed = PredicateText.localizedStandardSortKey(folded: folded)
+            }
+            return formed.utf8.elementsEqual(text.utf8) ? .null : .string(formed)
         }
-        return form.utf8.elementsEqual(text.utf8) ? .null : .string(form)
     }
 }
