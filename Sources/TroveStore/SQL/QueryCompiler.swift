@@ -24,10 +24,10 @@ package struct QueryCompiler {
     private var scopes: [Scope] = []
     /// PostgreSQL: the stored text attributes' columns in this statement, by their SQL, with the
     /// alias and attribute their ``TextForm`` columns are found by (see ``folded(_:_:)``).
-    private var textColumns: [String: (alias: String, attribute: String)] = [:]
+    var textColumns: [String: (alias: String, attribute: String)] = [:]
     /// PostgreSQL: the `@min`/`@max` of stored text attributes, by their SQL: the statement with a
     /// marker for its selection, the value's column, and where its text forms are.
-    private var textExtremes: [String: (template: String, value: String, source: (alias: String, attribute: String))] = [:]
+    var textExtremes: [String: (template: String, value: String, source: (alias: String, attribute: String))] = [:]
     /// PostgreSQL: whether the tables read keep text forms (an aggregate request's groups, read
     /// as rows of its results entity, do not).
     package var readsTextForms = true
@@ -384,19 +384,10 @@ package struct QueryCompiler {
         default: resultType = type
         }
         if function == .min || function == .max, let source = textColumns[value] {
-            // PostgreSQL, a text: the first value in order, so that its text forms can be read
-            // from the same row (`textForm(_:of:)` puts them in the selection's place).
-            let template = closeElementScope(element, selecting: Self.selectionMarker, condition: "(\(condition)) AND \(value) IS NOT NULL")
-                + " ORDER BY \(value) \(function == .min ? "ASC" : "DESC") LIMIT 1"
-            let sql = "(" + template.replacingOccurrences(of: Self.selectionMarker, with: value) + ")"
-            textExtremes[sql] = (template, value, source)
-            return (sql, resultType)
+            return (textExtreme(function, of: value, source: source, element: element, condition: condition), resultType)
         }
         return ("(\(closeElementScope(element, selecting: result, condition: condition)))", resultType)
     }
-
-    /// Stands for the selection of a statement written before its selection is known.
-    private static let selectionMarker = "\u{1}selection\u{1}"
 
     // MARK: Key paths
 
@@ -408,7 +399,7 @@ package struct QueryCompiler {
 
     /// The column a path of to-one steps then an attribute (or a final to-one, read as its
     /// key) ends in, joining what it passes through into scope `scopeIndex`.
-    private mutating func column(along steps: ArraySlice<ResolvedKeyPath.Step>, from scopeIndex: Int) throws -> (String, AttributeType?) {
+    mutating func column(along steps: ArraySlice<ResolvedKeyPath.Step>, from scopeIndex: Int) throws -> (String, AttributeType?) {
         guard let last = steps.last else { return ("\(quoted(scopes[scopeIndex].alias)).\"_pk\"", nil) }
         let alias = try joinedAlias(along: steps.dropLast(), from: scopeIndex)
         switch last.kind {
@@ -515,58 +506,11 @@ package struct QueryCompiler {
     }
 
     /// Closes the innermost element scope into `SELECT selection FROM … WHERE link AND condition`.
-    private mutating func closeElementScope(_ element: (from: String, link: String), selecting selection: String = "1",
+    mutating func closeElementScope(_ element: (from: String, link: String), selecting selection: String = "1",
                                             condition: String) -> String {
         let scope = scopes.removeLast()
         let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
         return "SELECT \(selection) FROM \(element.from)\(joins) WHERE \(element.link) AND \(condition)"
-    }
-
-    // MARK: Sorting
-
-    private mutating func orderTerm(_ descriptor: CheckedSortKey) throws -> String {
-        let (column, type) = try self.column(along: descriptor.keyPath.steps[...], from: 0)
-        var terms: [String]
-        switch descriptor.descriptor.comparison {
-        case .standard: terms = [collated(column, type)]
-        case .caseInsensitive: terms = [try folded(column, .caseInsensitive)]
-        case .localizedStandard where dialect == .sqlite: terms = ["\(column) COLLATE trove_localized"]
-        case .localizedStandard:
-            // The kept sort key, ties broken by the text (as localizedStandardCompare breaks them).
-            terms = [try textForm(.localizedSortKey, of: column), column]
-        }
-        // SQLite puts NULL first in an ascending order; PostgreSQL last unless told.
-        let direction = switch (descriptor.descriptor.ascending, dialect) {
-        case (true, .sqlite): " ASC"
-        case (false, .sqlite): " DESC"
-        case (true, .postgres): " ASC NULLS FIRST"
-        case (false, .postgres): " DESC NULLS LAST"
-        }
-        return terms.map { $0 + direction }.joined(separator: ", ")
-    }
-
-    // MARK: Text forms
-
-    /// `sql` (a text value) folded with `options`: SQLite calls `trove_fold`; PostgreSQL reads the
-    /// ``TextForm`` column kept beside a stored attribute.
-    private func folded(_ sql: String, _ options: StringOptions) throws -> String {
-        guard dialect == .postgres else { return "trove_fold(\(sql), \(options.rawValue))" }
-        guard let form = TextForm(options) else { return sql }
-        return try textForm(form, of: sql)
-    }
-
-    /// PostgreSQL: the ``TextForm`` of the stored text attribute `sql` names, its value where
-    /// the form's column holds `NULL`.
-    private func textForm(_ form: TextForm, of sql: String) throws -> String {
-        if let extreme = textExtremes[sql] {
-            let selection = "COALESCE(\(quoted(extreme.source.alias)).\(quoted(form.column(of: extreme.source.attribute))), \(extreme.value))"
-            return "(" + extreme.template.replacingOccurrences(of: Self.selectionMarker, with: selection) + ")"
-        }
-        guard let source = textColumns[sql] else {
-            throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
-                + " text attributes and constants, not on derived values, aggregates or an aggregate request's groups; fetch with a simpler predicate and filter or sort in memory")
-        }
-        return "COALESCE(\(quoted(source.alias)).\(quoted(form.column(of: source.attribute))), \(sql))"
     }
 
     // MARK: Values
@@ -615,7 +559,7 @@ package struct QueryCompiler {
         return [query.limit.map { .integer(Int64($0)) } ?? all, .integer(Int64(query.offset))]
     }
 
-    private func collated(_ sql: String, _ type: AttributeType?) -> String {
+    func collated(_ sql: String, _ type: AttributeType?) -> String {
         type == .decimal && dialect == .sqlite ? "\(sql) COLLATE trove_decimal" : sql
     }
 

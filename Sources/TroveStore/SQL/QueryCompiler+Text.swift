@@ -1,0 +1,68 @@
+import Foundation
+import TroveModel
+
+/// Sorting, and text compared with `[c]`/`[d]`: SQLite calls Trove's functions; PostgreSQL reads
+/// the ``TextForm`` columns kept beside each text attribute.
+extension QueryCompiler {
+    // MARK: Sorting
+
+    mutating func orderTerm(_ descriptor: CheckedSortKey) throws -> String {
+        let (column, type) = try self.column(along: descriptor.keyPath.steps[...], from: 0)
+        var terms: [String]
+        switch descriptor.descriptor.comparison {
+        case .standard: terms = [collated(column, type)]
+        case .caseInsensitive: terms = [try folded(column, .caseInsensitive)]
+        case .localizedStandard where dialect == .sqlite: terms = ["\(column) COLLATE trove_localized"]
+        case .localizedStandard:
+            // The kept sort key, ties broken by the text (as localizedStandardCompare breaks them).
+            terms = [try textForm(.localizedSortKey, of: column), column]
+        }
+        // SQLite puts NULL first in an ascending order; PostgreSQL last unless told.
+        let direction = switch (descriptor.descriptor.ascending, dialect) {
+        case (true, .sqlite): " ASC"
+        case (false, .sqlite): " DESC"
+        case (true, .postgres): " ASC NULLS FIRST"
+        case (false, .postgres): " DESC NULLS LAST"
+        }
+        return terms.map { $0 + direction }.joined(separator: ", ")
+    }
+
+    // MARK: Text forms
+
+    /// `sql` (a text value) folded with `options`: SQLite calls `trove_fold`; PostgreSQL reads the
+    /// ``TextForm`` column kept beside a stored attribute.
+    func folded(_ sql: String, _ options: StringOptions) throws -> String {
+        guard dialect == .postgres else { return "trove_fold(\(sql), \(options.rawValue))" }
+        guard let form = TextForm(options) else { return sql }
+        return try textForm(form, of: sql)
+    }
+
+    /// PostgreSQL: the ``TextForm`` of the stored text attribute `sql` names, its value where
+    /// the form's column holds `NULL`.
+    func textForm(_ form: TextForm, of sql: String) throws -> String {
+        if let extreme = textExtremes[sql] {
+            let selection = "COALESCE(\(quoted(extreme.source.alias)).\(quoted(form.column(of: extreme.source.attribute))), \(extreme.value))"
+            return "(" + extreme.template.replacingOccurrences(of: Self.selectionMarker, with: selection) + ")"
+        }
+        guard let source = textColumns[sql] else {
+            throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
+                + " text attributes and constants, not on derived values, aggregates or an aggregate request's groups; fetch with a simpler predicate and filter or sort in memory")
+        }
+        return "COALESCE(\(quoted(source.alias)).\(quoted(form.column(of: source.attribute))), \(sql))"
+    }
+
+    /// PostgreSQL: the `@min` or `@max` (`function`) of the stored text attribute `value` as the
+    /// first value in order, so that its text forms can be read from the same row
+    /// (``textForm(_:of:)`` puts them in the selection's place); closes the element scope.
+    mutating func textExtreme(_ function: ObjectPredicate.Aggregate, of value: String, source: (alias: String, attribute: String),
+                              element: (from: String, link: String), condition: String) -> String {
+        let template = closeElementScope(element, selecting: Self.selectionMarker, condition: "(\(condition)) AND \(value) IS NOT NULL")
+            + " ORDER BY \(value) \(function == .min ? "ASC" : "DESC") LIMIT 1"
+        let sql = "(" + template.replacingOccurrences(of: Self.selectionMarker, with: value) + ")"
+        textExtremes[sql] = (template, value, source)
+        return sql
+    }
+
+    /// Stands for the selection of a statement written before its selection is known.
+    private static let selectionMarker = "\u{1}selection\u{1}"
+}
