@@ -43,13 +43,18 @@ extension EntityClass {
 public struct ObjectCreation {
     let entity: Entity
     let objectID: ObjectID
-    // Variables, so that the object takes them over (see ``ManagedObject/init(_:)``).
-    var values: [AttributeValue]
-    var snapshot: RowSnapshot?
-    var relationships: [RelationshipState]
     let isObserved: Bool
-    // The context is making the object: it outlives the creation.
+    // The context is making the object: it outlives the creation. Its `parts` hold the rest.
     let context: Unmanaged<ObjectContext>
+}
+
+/// The parts of the object a context is making, which the object's initialiser takes over:
+/// held by the context, so that ``ObjectCreation`` holds no arrays (a creation holding them was
+/// copied and destroyed through value witnesses at every object made).
+struct ObjectParts {
+    var values: [AttributeValue] = []
+    var snapshot: RowSnapshot?
+    var relationships: [RelationshipState] = []
 }
 
 /// What a context's objects read of it on every change: its objects hold it (strongly), so that

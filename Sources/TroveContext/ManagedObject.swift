@@ -81,10 +81,10 @@ open class ManagedObject {
         let context = creation.context.takeUnretainedValue()
         self.owner = context
         self.contextStatus = context.status
-        // Taken over, not copied (a copy of these goes through their types' value witnesses).
-        swap(&values, &creation.values)
-        swap(&snapshot, &creation.snapshot)
-        swap(&relationships, &creation.relationships)
+        // Taken over from where the context left them, not copied (see `ObjectContext.parts`).
+        swap(&values, &context.parts.values)
+        swap(&snapshot, &context.parts.snapshot)
+        swap(&relationships, &context.parts.relationships)
     }
 
     deinit {

@@ -76,6 +76,8 @@ public final class ObjectContext {
 
     /// How to make objects of the entity ``kind(named:)`` found last.
     @exclusivity(unchecked) private var lastKind: ObjectKind?
+    /// The parts of the object being made, for its initialiser to take over (see ``ObjectParts``).
+    @exclusivity(unchecked) var parts = ObjectParts()
     /// Every object the context has in memory, not retained (changed objects are also held
     /// below): an object leaves it when it is deallocated (see ``ManagedObject``'s `deinit`),
     /// so every entry is alive.
@@ -415,8 +417,10 @@ public final class ObjectContext {
     /// A new object of `entity`, of `type` (its registered class), not registered yet.
     private func make(_ entity: Entity, _ type: ManagedObject.Type, _ id: consuming ObjectID, values: consuming [AttributeValue],
                       snapshot: consuming RowSnapshot?, relationships: consuming [RelationshipState]) -> ManagedObject {
-        type.init(ObjectCreation(entity: entity, objectID: consume id, values: consume values, snapshot: consume snapshot,
-                                 relationships: consume relationships, isObserved: isObservationEnabled, context: .passUnretained(self)))
+        parts.values = consume values
+        parts.snapshot = consume snapshot
+        parts.relationships = consume relationships
+        return type.init(ObjectCreation(entity: entity, objectID: consume id, isObserved: isObservationEnabled, context: .passUnretained(self)))
     }
 
     /// The entity named `name` and its class; the last one asked for is remembered, as rows

@@ -152,7 +152,9 @@ public struct ObjectPredicate: Sendable, Hashable {
     }
 
     /// An operand of a comparison.
-    public indirect enum Expression: Sendable, Hashable {
+    public enum Expression: Sendable, Hashable {
+        // Only the cases that hold an expression are `indirect`: an indirect enum boxes every
+        // value, and a list argument of 100 values made 100 boxes.
         /// A constant: a literal, or a value bound from an argument or a variable.
         case value(AttributeValue)
         /// `{a, b, …}`, or an array argument.
@@ -167,10 +169,10 @@ public struct ObjectPredicate: Sendable, Hashable {
         case variable(String)
         /// `collection.@count`, `collection.@avg.key`, …: a function over a to-many key path or a
         /// `SUBQUERY`; `key` is the key path within each element (empty for `@count`).
-        case aggregate(Aggregate, of: Expression, key: [String])
+        indirect case aggregate(Aggregate, of: Expression, key: [String])
         /// `SUBQUERY(collection, $variable, predicate)`: the elements of `collection` matching
         /// `predicate`, where `$variable` names each element. Appears under an aggregate.
-        case subquery(collection: KeyPath, variable: String, predicate: Node)
+        indirect case subquery(collection: KeyPath, variable: String, predicate: Node)
     }
 
     /// A path of keys, from the evaluated object or from a `SUBQUERY` variable. Without keys it

@@ -15,7 +15,9 @@ public protocol PredicateArgument {
 }
 
 /// What a ``PredicateArgument`` stands for.
-public indirect enum PredicateArgumentValue: Sendable, Hashable {
+public enum PredicateArgumentValue: Sendable, Hashable {
+    // Not `indirect`: a list's array holds its items out of line already, and an indirect enum
+    // put each value of a 100-value `IN` list in a box of its own.
     /// A single value.
     case value(AttributeValue)
     /// A list, for `IN` and `BETWEEN`.
@@ -57,7 +59,20 @@ extension Optional: PredicateArgument where Wrapped: PredicateArgument {
 // The lists map with closures: a key path such as `\.predicateArgumentValue` in generic code is
 // applied at run time, about 500 instructions an element.
 extension Array: PredicateArgument where Element: PredicateArgument {
-    public var predicateArgumentValue: PredicateArgumentValue { .list(map { $0.predicateArgumentValue }) }
+    public var predicateArgumentValue: PredicateArgumentValue {
+        // Lists of strings and integers, the usual `IN %@` arguments, are read without the
+        // generic map, which called each element's witness (about 500 instructions a value).
+        if Element.self == String.self {
+            return .list(unsafeBitCast(self, to: [String].self).map { .value(.string($0)) })
+        }
+        if Element.self == Int.self {
+            return .list(unsafeBitCast(self, to: [Int].self).map { .value(.integer(Int64($0))) })
+        }
+        if Element.self == Int64.self {
+            return .list(unsafeBitCast(self, to: [Int64].self).map { .value(.integer($0)) })
+        }
+        return .list(map { $0.predicateArgumentValue })
+    }
 }
 
 extension Set: PredicateArgument where Element: PredicateArgument {
