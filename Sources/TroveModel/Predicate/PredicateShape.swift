@@ -54,10 +54,19 @@ package struct ShapeKey: Hashable, Sendable {
         code(count)
     }
 
-    /// Appends a list's head (a code per element follows).
-    package mutating func list(count: Int) {
+    /// Appends a list of `elements`, each of the kind (99 and up) `kind` gives: the head, then
+    /// that kind once when every element has it (the usual `IN %@` list, so that a list of 100
+    /// ids hashes and compares as four tokens), else a kind per element.
+    package mutating func list<C: Collection>(_ elements: C, kind: (C.Element) -> Int) {
         code(20)
-        code(count)
+        code(elements.count)
+        guard let first = elements.first.map(kind) else { return }
+        if elements.allSatisfy({ kind($0) == first }) {
+            code(22)
+            code(first)
+        } else {
+            for element in elements { code(kind(element)) }
+        }
     }
 
     /// Appends a key path's head: where it starts and how many keys it has (a name per key follows).
@@ -108,12 +117,13 @@ extension ObjectPredicate {
             constants.append(value)
             key.code(value.kindCode)
         case .list(let items):
-            key.list(count: items.count)
+            let start = constants.count
+            constants.reserveCapacity(start + items.count)
             for item in items {
                 guard case .value(let value) = item else { return false }
                 constants.append(value)
-                key.code(value.kindCode)
             }
+            key.list(constants[start...]) { $0.kindCode }
         case .keyPath(let path):
             guard path.variable == nil else { return false }
             key.keyPath(from: "", count: path.keys.count)

@@ -65,8 +65,7 @@ struct StatementShape: Hashable, Sendable {
             key.code(kind(of: value))
         case .list(let values):
             constants += values
-            key.list(count: values.count)
-            for value in values { key.code(kind(of: value)) }
+            key.list(values) { kind(of: $0) }
         case .keyPath(let path):
             key.keyPath(from: path.variable.map { "$" + $0 } ?? path.entityName, count: path.steps.count)
             for step in path.steps { key.name(step.key.name) }
