@@ -31,23 +31,26 @@ let package = Package(
         // file) and the importer use.
         .target(name: "TroveJSON", swiftSettings: sharedSettings),
         .target(name: "TroveModel", dependencies: ["TroveJSON"], swiftSettings: sharedSettings),
+        // The predicate language (format strings, the checked tree, in-memory evaluation, sort
+        // keys) and the requests built on it: the layer above the model, which re-exports it.
+        .target(name: "TrovePredicate", dependencies: ["TroveModel"], swiftSettings: sharedSettings),
         .target(
             name: "TroveStore",
-            dependencies: ["TroveModel", .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["TroveModel", "TrovePredicate", .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(
-            name: "TroveContext", dependencies: ["TroveModel", "TroveStore", .product(name: "Logging", package: "swift-log")],
+            name: "TroveContext", dependencies: ["TroveModel", "TrovePredicate", "TroveStore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
-        .target(name: "TroveImport", dependencies: ["TroveModel", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
+        .target(name: "TroveImport", dependencies: ["TroveModel", "TrovePredicate", "TroveStore", "TroveContext"], swiftSettings: sharedSettings),
         .target(
-            name: "Trove", dependencies: ["TroveModel", "TroveStore", "TroveContext", "TroveImport"],
+            name: "Trove", dependencies: ["TroveModel", "TrovePredicate", "TroveStore", "TroveContext", "TroveImport"],
             swiftSettings: sharedSettings),
         // The PostgreSQL store: its own module, so that apps on SQLite alone never build postgres-nio.
         .target(
             name: "TrovePostgres",
-            dependencies: ["TroveModel", "TroveStore", "TroveContext", .product(name: "PostgresNIO", package: "postgres-nio"),
+            dependencies: ["TroveModel", "TrovePredicate", "TroveStore", "TroveContext", .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: sharedSettings),
         .target(name: "TroveCodegen", dependencies: ["TroveModel"], swiftSettings: sharedSettings),
@@ -66,6 +69,7 @@ let package = Package(
         .target(name: "GraphClasses", dependencies: ["Trove"], path: "Tests/GeneratedClasses/Graph", swiftSettings: sharedSettings),
         .target(name: "MediaClasses", dependencies: ["Trove"], path: "Tests/GeneratedClasses/Media", swiftSettings: sharedSettings),
         .testTarget(name: "TroveModelTests", dependencies: ["TroveModel", "TroveTesting"], swiftSettings: sharedSettings),
+        .testTarget(name: "TrovePredicateTests", dependencies: ["TrovePredicate", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(name: "TroveStoreTests", dependencies: ["TroveStore", "TroveTesting"], swiftSettings: sharedSettings),
         .testTarget(
             name: "TroveContextTests",
@@ -95,7 +99,7 @@ let package = Package(
 if Context.environment["TROVE_FUZZ"] != nil {
     for name in ["JSONParser", "RecordScanner", "PredicateParser", "ModelFile"] {
         package.targets.append(.executableTarget(
-            name: "Fuzz\(name)", dependencies: ["TroveImport", "TroveModel"], path: "Fuzz/Targets/\(name)",
+            name: "Fuzz\(name)", dependencies: ["TroveImport", "TroveModel", "TrovePredicate"], path: "Fuzz/Targets/\(name)",
             swiftSettings: sharedSettings))
     }
 }

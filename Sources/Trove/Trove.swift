@@ -3,4 +3,5 @@
 @_exported import TroveImport
 @_exported import TroveJSON
 @_exported import TroveModel
+@_exported import TrovePredicate
 @_exported import TroveStore

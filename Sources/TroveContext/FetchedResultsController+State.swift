@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// What a context tells the controllers following it.

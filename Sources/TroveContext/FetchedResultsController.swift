@@ -1,4 +1,5 @@
-public import TroveModel
+import TroveModel
+public import TrovePredicate
 import TroveStore
 
 /// A fetch whose results, grouped in sections, stay current as its context changes, and that

@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TrovePredicate
 
 // The `PredicateExpressions` types of the supported subset (see `ObjectPredicate.init(_:)`),
 // each translated into predicate tree parts.

@@ -1,5 +1,6 @@
 public import Foundation
-public import TroveModel
+import TroveModel
+public import TrovePredicate
 
 extension ObjectPredicate {
     /// Translates Foundation's typed predicate into the tree a format string gives, so that it

@@ -1,4 +1,5 @@
-public import TroveModel
+import TroveModel
+public import TrovePredicate
 
 /// A managed object answers predicates and sort descriptors in memory: attributes by position,
 /// relationships by loading them (a fault is read from the store). A value that cannot be

@@ -1,5 +1,6 @@
 import Observation
 public import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// An object of the graph: an entity's values, tracked by the ``ObjectContext`` it lives in.

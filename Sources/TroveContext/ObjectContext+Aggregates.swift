@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 import TroveStore
 
 /// Values computed over objects in the store — counts, sums, means, least and greatest values,

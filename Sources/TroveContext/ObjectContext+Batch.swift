@@ -1,5 +1,6 @@
 public import Foundation
 public import TroveModel
+public import TrovePredicate
 import TroveStore
 
 /// Batch requests: deletes and updates run in the store as SQL, without loading objects.

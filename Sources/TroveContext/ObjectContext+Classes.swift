@@ -1,4 +1,5 @@
-public import TroveModel
+import TroveModel
+public import TrovePredicate
 
 /// Inserting and fetching objects as instances of their generated classes (see ``EntityClass``):
 ///

@@ -1,4 +1,5 @@
 import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// How a save resolves rows that changed in the store since the context read them

@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 
 /// What a key path reads from an object.
 ///

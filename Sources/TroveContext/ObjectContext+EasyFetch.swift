@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 
 /// One-line fetches (the MagicalRecord idea): an entity name, a predicate format string with
 /// its arguments, and an optional sort written as on the command line (`"name,-views,title:ci"`).

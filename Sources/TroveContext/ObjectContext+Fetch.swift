@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 import TroveStore
 
 extension ObjectContext {

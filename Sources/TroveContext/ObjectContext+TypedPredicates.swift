@@ -1,5 +1,6 @@
 public import Foundation
-public import TroveModel
+import TroveModel
+public import TrovePredicate
 
 /// Fetching with Foundation's typed predicates and sort descriptors, as SwiftData takes them:
 ///

@@ -1,5 +1,6 @@
 import Foundation
 package import TroveModel
+import TrovePredicate
 
 extension ObjectContext {
     /// Every rule broken by an inserted or updated object, and every `deny` delete rule that

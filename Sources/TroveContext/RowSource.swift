@@ -1,4 +1,5 @@
 import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// Where a context reads rows and writes its saves: its store, or — for a child context — its

@@ -41,3 +41,10 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 }
+
+extension AttributeType {
+    /// "a string", "an integer64", for messages.
+    package var withArticle: String {
+        ("aeiou".contains(rawValue.prefix(1)) ? "an " : "a ") + rawValue
+    }
+}

@@ -1,5 +1,6 @@
 import PostgresNIO
 public import TroveModel
+public import TrovePredicate
 public import TroveStore
 
 /// How to read the rows of one table: the columns selected (`_pk`, `_version`, [`_entity`], the

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// How attribute values are kept in PostgreSQL columns.

@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 
 /// Where a context's objects are kept: reads rows as snapshots and saves change sets atomically.
 ///

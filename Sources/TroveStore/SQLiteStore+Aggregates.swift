@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 
 extension SQLiteStore {
     /// The groups, computed by one statement: the grouping as a subquery whose rows read as rows

@@ -1,4 +1,5 @@
 public import TroveModel
+import TrovePredicate
 
 /// An SQL statement as a store runs it: the text, with `?` for every value, and the values bound
 /// to those parameters, in order.

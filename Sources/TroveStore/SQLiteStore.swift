@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import Synchronization
 public import TroveModel
+import TrovePredicate
 
 /// A store in one SQLite file (or in memory): WAL, one writer (through GRDB), many readers.
 ///

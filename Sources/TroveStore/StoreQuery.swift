@@ -1,4 +1,5 @@
 public import TroveModel
+public import TrovePredicate
 
 /// A fetch checked against the model, as a store runs it: the entity, the checked predicate
 /// and sort descriptors, and the window of rows.

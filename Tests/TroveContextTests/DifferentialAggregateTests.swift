@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TroveContext
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// Aggregate requests through SQL (one statement) and in memory (over every object) on the

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveContext
 import TroveModel
+import TrovePredicate
 import TroveStore
 import TroveTesting
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trove
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// `ImportOptions.dryRun` (issue 21, item 5): the report a real run would give, nothing written.

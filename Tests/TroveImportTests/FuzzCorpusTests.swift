@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TroveImport
 import TroveModel
+import TrovePredicate
 
 /// Replays the committed corpus of each libFuzzer target (`Fuzz/Corpus/TARGET/`, Fuzz/README.md)
 /// through the same entry the fuzzer runs: every input keeps its properties, and each corpus

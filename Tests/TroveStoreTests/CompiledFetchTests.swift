@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 @Suite struct CompiledFetchTests {

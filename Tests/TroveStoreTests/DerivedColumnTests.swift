@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// Transient and derived attributes in the store's tables and statements.

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// A store file to migrate, filled through the store's own saves, and what tests read back.

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// Migrations of entities, relationships and hierarchies; safety: failures, other stores, backups.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TroveModel
+import TrovePredicate
 import TroveStore
 import TroveTesting
 

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// Several writers on one store file: two stores in this process (as two processes would have

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TroveStore
 import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// The cache of checked queries must give exactly what checking gives: the same checked query,

@@ -1,6 +1,7 @@
 public import Foundation
 public import TroveContext
 public import TroveModel
+public import TrovePredicate
 
 /// Writes objects as the JSON records an ``Importer`` reads back as the same objects: the
 /// import's mapping run backwards.

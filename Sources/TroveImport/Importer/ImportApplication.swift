@@ -1,5 +1,6 @@
 import TroveContext
 import TroveModel
+import TrovePredicate
 
 /// Applies read records to a context: finds existing objects by key in batches, creates the
 /// others, sets values that differ, links relationships by their import policy, and makes stubs

@@ -1,5 +1,6 @@
 public import TroveContext
 public import TroveModel
+public import TrovePredicate
 
 /// How an import runs: batch size, strictness, sync scope, transformers and hooks.
 public struct ImportOptions: Sendable {

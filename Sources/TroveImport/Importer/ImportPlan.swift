@@ -1,4 +1,5 @@
 import TroveModel
+import TrovePredicate
 
 /// One object a record describes, read and coerced but not yet applied: what to find or
 /// create, the values to set and the relationships to link.

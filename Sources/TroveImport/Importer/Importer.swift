@@ -1,6 +1,7 @@
 public import Foundation
 public import TroveContext
 public import TroveModel
+import TrovePredicate
 import TroveStore
 
 /// Pours JSON records into the object graph of a context, driven by the model.

@@ -82,8 +82,8 @@ enum DerivedAttributeRule: ModelRule {
             }
             return storedAttribute(along: keys[...], fromEntityAt: e, in: model).map(\.type)
         }
-        let supported = ObjectPredicate.Aggregate.allCases.map(\.rawValue)
-        guard let function = ObjectPredicate.Aggregate(rawValue: keys[f]) else {
+        let supported = AggregateFunction.allCases.map(\.rawValue)
+        guard let function = AggregateFunction(rawValue: keys[f]) else {
             return .failure(Problem("uses '\(keys[f])', which is not a function; use one of \(supported.joined(separator: ", "))"))
         }
         guard functions.count == 1 else {
@@ -159,7 +159,7 @@ enum DerivedAttributeRule: ModelRule {
 
     /// The type `function` gives over values of `type` (as the predicate language types it), or
     /// `nil` when it does not apply.
-    private static func aggregated(_ function: ObjectPredicate.Aggregate, of type: AttributeType) -> AttributeType? {
+    private static func aggregated(_ function: AggregateFunction, of type: AttributeType) -> AttributeType? {
         switch function {
         case .count: .integer64
         case .sum where type.isInteger: .integer64

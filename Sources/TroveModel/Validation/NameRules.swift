@@ -1,6 +1,6 @@
 /// Entity, attribute and relationship names are identifiers (`[A-Za-z][A-Za-z0-9_]*`); a leading
 /// `_` is reserved for Trove's own columns.
-enum IdentifierRule: ModelRule {
+package enum IdentifierRule: ModelRule {
     static func findings(in model: DeclaredModel) -> [ModelIssue] {
         var findings: [ModelIssue] = []
         for (e, entity) in model.entities.enumerated() {
@@ -39,7 +39,7 @@ enum IdentifierRule: ModelRule {
     }
 
     /// What is wrong with `name` as an identifier, completing "entity name …", or `nil`.
-    static func problem(with name: String) -> String? {
+    package static func problem(with name: String) -> String? {
         if name.isEmpty { return "is empty; give a name of letters, digits and '_', starting with a letter" }
         if name.hasPrefix("_") {
             return "'\(name)' starts with '_', which is reserved for Trove's own columns; start it with a letter"

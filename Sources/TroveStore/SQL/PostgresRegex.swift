@@ -1,4 +1,5 @@
 import TroveModel
+import TrovePredicate
 
 /// An ICU regular expression (as `MATCHES` reads it, see ``PredicateText/matches(_:regex:options:)``)
 /// in PostgreSQL's advanced syntax, for the part of the language both engines read alike:

@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TrovePredicate
 
 /// Sorting, and text compared with `[c]`/`[d]`: SQLite calls Trove's functions; PostgreSQL reads
 /// the ``TextForm`` columns kept beside each text attribute.

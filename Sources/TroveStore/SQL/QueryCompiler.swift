@@ -1,5 +1,6 @@
 import Foundation
 package import TroveModel
+package import TrovePredicate
 
 /// Compiles a ``StoreQuery`` into one SQL statement, with every value bound as a parameter.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TrovePredicate
 
 /// The SQL a ``QueryCompiler`` writes: SQLite's, or PostgreSQL's.
 package enum SQLDialect: Sendable {

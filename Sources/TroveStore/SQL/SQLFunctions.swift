@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import TroveModel
+import TrovePredicate
 
 /// The SQLite functions and collations compiled queries call, registered on every connection.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TroveModel
+import TrovePredicate
 
 /// What the SQL text of a fetch depends on: the query with each constant of its predicate
 /// reduced to what the compiler reads of it (its kind, whether it is nil, whether a double fits

@@ -1,4 +1,5 @@
 package import TroveModel
+package import TrovePredicate
 
 /// A form of a text attribute's value that a store without Trove's string functions (PostgreSQL)
 /// keeps in a column beside the value, written at each save, so that `[c]`, `[d]`, `[cd]` and

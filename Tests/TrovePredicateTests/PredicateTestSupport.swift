@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// The lecture's Photographer/Photo model, with an attribute of every comparable type.
 enum PhotoModel {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// In-memory evaluation over the Photographer/Photo test graph, with Core Data's meaning.
 struct PredicateEvaluationTests {

@@ -172,13 +172,6 @@ extension PredicateChecker.Typed {
     }
 }
 
-extension AttributeType {
-    /// "a string", "an integer64", for messages.
-    var withArticle: String {
-        ("aeiou".contains(rawValue.prefix(1)) ? "an " : "a ") + rawValue
-    }
-}
-
 /// Reading ISO 8601 dates given as strings for date attributes.
 enum ISO8601 {
     /// `2011-07-23T22:30:40Z`, with fractional seconds, with an offset, or a date alone

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TroveModel
+@testable import TrovePredicate
 
 /// A format parsed before gives, with other arguments, exactly what parsing it with them gives:
 /// the same tree, or the same error.

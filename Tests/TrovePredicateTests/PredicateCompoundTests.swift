@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// `ObjectPredicate.and`, `.or` and `.not` (Core Data's NSCompoundPredicate): the same trees as
 /// the format strings, and errors that show the text of the part they are in.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// Checking against the model: key paths, types, variables, and messages a person can act on.
 struct PredicateCheckingTests {

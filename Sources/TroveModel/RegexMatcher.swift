@@ -1,13 +1,15 @@
 import Foundation
 
 /// Whole-string matching of ICU regular expressions (as `NSRegularExpression` reads them) with
-/// a bounded amount of work: the one matcher behind `MATCHES` and the model's `regex` rules.
+/// a bounded amount of work: the one matcher behind `MATCHES`, the model's `regex` rules (checked
+/// when the model loads) and the validation of values against them at save. It lives with the
+/// model, the lowest layer that uses it; the predicate language adds `wholeMatch`, which throws
+/// its ``match(_:pattern:caseInsensitive:)`` failures as predicate errors.
 ///
 /// A pattern is anchored with `\A(?:…)\z`, so `$` cannot match before a final newline. ICU
 /// backtracks, and some patterns (`(a+)+c` against a run of `a`s) take exponential time; past
 /// ``stepBudget`` the match stops, and so does a match whose backtracking stack runs out. Either
-/// way the answer is unknown, so ``wholeMatch(_:pattern:caseInsensitive:)`` throws
-/// ``ObjectPredicateError/Code/regexGaveUp`` rather than answer "no match".
+/// way the answer is unknown, so the match is ``Match/gaveUp(_:)`` rather than "no match".
 ///
 /// Compiled patterns are kept in a cache of at most ``cacheCapacity`` patterns and
 /// ``cacheCharacterCapacity`` pattern characters, the least recently used evicted first; a
@@ -30,15 +32,25 @@ package enum RegexMatcher {
     /// once rather than for every value it is matched against.
     package static let maximumPatternLength = cacheCharacterCapacity
 
-    /// Whether `value` as a whole matches `pattern`; an invalid pattern matches nothing (the
-    /// callers reject constant patterns before any match, with ``problem(with:)``).
-    /// - Throws: ``ObjectPredicateError/Code/regexGaveUp`` when the engine gives up (the step
-    ///   budget is spent or its stack runs out); ``ObjectPredicateError/Code/tooLarge`` for a
-    ///   pattern longer than ``maximumPatternLength`` (one read from a value, as constants are
-    ///   refused before).
-    package static func wholeMatch(_ value: String, pattern: String, caseInsensitive: Bool) throws(ObjectPredicateError) -> Bool {
-        if let tooLong = lengthProblem(with: pattern) { throw ObjectPredicateError(.tooLarge, tooLong) }
-        guard let expression = compiled(pattern, caseInsensitive: caseInsensitive) else { return false }
+    /// What matching a value against a pattern as a whole found.
+    package enum Match: Sendable, Equatable {
+        /// The value matches.
+        case matched
+        /// The value does not match, or the pattern is invalid (the callers reject constant
+        /// patterns before any match, with ``problem(with:)``).
+        case unmatched
+        /// The pattern is longer than ``maximumPatternLength`` (one read from a value, as
+        /// constants are refused before); the text says so.
+        case tooLong(String)
+        /// The engine gave up (the step budget is spent or its stack runs out), so whether the
+        /// value matches is unknown; the text says why.
+        case gaveUp(String)
+    }
+
+    /// Whether `value` as a whole matches `pattern`, or why that is unknown.
+    package static func match(_ value: String, pattern: String, caseInsensitive: Bool) -> Match {
+        if let tooLong = lengthProblem(with: pattern) { return .tooLong(tooLong) }
+        guard let expression = compiled(pattern, caseInsensitive: caseInsensitive) else { return .unmatched }
         var matched = false, ticks = 0, failed = false
         expression.enumerateMatches(in: value, options: [.reportProgress, .reportCompletion],
                                     range: NSRange(value.startIndex..., in: value)) { result, flags, stop in
@@ -52,15 +64,14 @@ package enum RegexMatcher {
                 failed = true
             }
         }
-        if matched { return true }
+        if matched { return .matched }
         guard ticks < stepBudget, !failed else {
             let why = failed ? "ran out of backtracking stack" : "gave up after \(stepBudget * 10_000) steps"
-            throw ObjectPredicateError(
-                .regexGaveUp,
+            return .gaveUp(
                 "the regular expression \(quoted(pattern)) \(why) on a value of \(value.utf16.count) UTF-16 units, so whether it"
                     + " matches is unknown; simplify the pattern (nested repetition such as (a+)+ backtracks exponentially)")
         }
-        return false
+        return .unmatched
     }
 
     /// Why `pattern` is not a valid regular expression, or `nil` when it is.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// `[c]`/`[cd]` comparisons and `:ci`/`:localized` sorts on non-ASCII text cost work in
 /// proportion to the text's length (they once took quadratic time: 300,000 characters, 10 s).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// Sort descriptors: the CLI syntax, checking, and the in-memory order.
 struct SortDescriptorTests {

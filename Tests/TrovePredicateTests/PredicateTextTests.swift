@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 import TroveTesting
 
 /// The shared string functions: folding beyond ASCII, LIKE, MATCHES, ordering.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// `ObjectPredicate(format:textArguments:for:in:)`: texts typed by the key each `%@` is compared with.
 @Suite struct PredicateTextArgumentTests {

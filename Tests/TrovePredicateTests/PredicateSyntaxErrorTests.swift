@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// Syntax and argument errors: message, column, and the caret drawn under the predicate.
 struct PredicateSyntaxErrorTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TroveModel
+import TrovePredicate
 
 /// Parsing: every construct, checked through the canonical description and, where the shape
 /// matters, the tree itself.

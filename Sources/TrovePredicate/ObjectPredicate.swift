@@ -209,19 +209,9 @@ public struct ObjectPredicate: Sendable, Hashable {
         }
     }
 
-    /// A function over the elements of a to-many key path.
-    public enum Aggregate: String, Sendable, Hashable, CaseIterable {
-        /// The number of elements (0 for none).
-        case count = "@count"
-        /// The sum of the non-nil values (0 for none).
-        case sum = "@sum"
-        /// The mean of the non-nil values (nil for none).
-        case avg = "@avg"
-        /// The least non-nil value (nil for none).
-        case min = "@min"
-        /// The greatest non-nil value (nil for none).
-        case max = "@max"
-    }
+    /// A function over the elements of a to-many key path: the model's ``AggregateFunction``
+    /// (a derived attribute's derivation names one too), under the name code has spelled it by.
+    public typealias Aggregate = AggregateFunction
 }
 
 /// Options of a string comparison: `[c]` case-insensitive, `[d]` diacritic-insensitive.
