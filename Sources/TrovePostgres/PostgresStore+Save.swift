@@ -114,7 +114,9 @@ private struct PostgresSaveStatements {
             let perStatement = max(1, Self.parametersPerStatement / layout.columns.count)
             for start in stride(from: 0, to: run.rows.count, by: perStatement) {
                 let rows = run.rows[start..<min(start + perStatement, run.rows.count)]
-                inserts.append(InsertChunk(layout: layout, rows: rows, statement: try layout.statement(rows, of: changes.inserts, permanentIDs: permanentIDs)))
+                let statement = try layout.arrayStatement(rows, of: changes.inserts, permanentIDs: permanentIDs)
+                    ?? layout.statement(rows, of: changes.inserts, permanentIDs: permanentIDs)
+                inserts.append(InsertChunk(layout: layout, rows: rows, statement: statement))
             }
         }
         for insert in changes.inserts { try addJoinWrites(insert.relationships, of: insert.objectID, schema: schema) }
@@ -286,32 +288,99 @@ private struct InsertLayout {
     let stored: [(position: Int, hasForms: Bool)]
     /// The relationships kept as a foreign key in this table, in `columns`' order.
     let foreignKeys: [Int]
+    /// How each column's values travel in ``arrayStatement(_:of:permanentIDs:)``.
+    let elements: [PostgresColumnArray.Element]
     /// `INSERT INTO … (…) VALUES `
     let head: String
+    /// `INSERT INTO … (…) SELECT * FROM unnest($1::bigint[], …)`
+    let arrayHead: String
 
     init(_ layout: StoreSchema.EntityLayout, schema: StoreSchema) throws {
         entity = layout.entity
         hasEntityColumn = layout.hasEntityColumn
         var columns = ["_pk"]
-        if layout.hasEntityColumn { columns.append("_entity") }
+        var elements: [PostgresColumnArray.Element] = [.int8]
+        if layout.hasEntityColumn {
+            columns.append("_entity")
+            elements.append(.text)
+        }
         var stored: [(position: Int, hasForms: Bool)] = []
         for (position, attribute) in entity.attributes.enumerated() where attribute.isStored {
             let hasForms = TextForm.applies(to: attribute.type)
             stored.append((position, hasForms))
             columns.append(attribute.name)
-            if hasForms { columns += TextForm.allCases.map { $0.column(of: attribute.name) } }
+            elements.append(PostgresColumnArray.Element(attribute.type))
+            guard hasForms else { continue }
+            for form in TextForm.allCases {
+                columns.append(form.column(of: attribute.name))
+                elements.append(.text)
+            }
         }
         var foreignKeys: [Int] = []
         for (index, relationship) in entity.relationships.enumerated() {
             if case .foreignKey(let column) = try schema.storage(of: relationship.name, in: entity) {
                 columns.append(column)
+                elements.append(.int8)
                 foreignKeys.append(index)
             }
         }
         self.columns = columns
+        self.elements = elements
         self.stored = stored
         self.foreignKeys = foreignKeys
-        head = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES "
+        let into = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", ")))"
+        head = into + " VALUES "
+        arrayHead = into + " SELECT * FROM unnest(" + elements.enumerated().map { "$\($0.offset + 1)\($0.element.sqlCast)" }.joined(separator: ", ") + ")"
+    }
+
+    /// The INSERT of `rows` (indexes into `inserts`) with one array parameter a column, its
+    /// values bound; `nil` when a value is not of its column's element type (then
+    /// ``statement(_:of:permanentIDs:)`` makes the INSERT).
+    func arrayStatement(_ rows: some Collection<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery? {
+        var arrays = elements.map { PostgresColumnArray($0, capacity: rows.count) }
+        for row in rows {
+            let insert = inserts[row]
+            let id = insert.objectID
+            guard insert.values.count == entity.attributes.count else {
+                throw StoreError(.constraintViolation, "saving \(id): \(insert.values.count) values for \(entity.attributes.count) attributes")
+            }
+            var column = 0
+            func append(_ value: AttributeValue, _ name: @autoclosure () -> String) throws -> Bool {
+                defer { column += 1 }
+                do {
+                    return try arrays[column].append(value)
+                } catch is PostgresValues.NULInText {
+                    throw PostgresSaveStatements.nulInText(name(), of: id)
+                }
+            }
+            arrays[column].append(int8: try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs))
+            column += 1
+            if hasEntityColumn {
+                guard try append(.string(id.entityName), "_entity") else { return nil }
+            }
+            for (position, hasForms) in stored {
+                let value = insert.values[position]
+                let name = entity.attributes[position].name
+                guard try append(value, name) else { return nil }
+                guard hasForms else { continue }
+                for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                    guard try append(formed, form.column(of: name)) else { return nil }
+                }
+            }
+            var links = [Int64?](repeating: nil, count: foreignKeys.count)
+            for case .toOne(let relationship, .object(let target)) in insert.relationships {
+                if let slot = foreignKeys.firstIndex(of: relationship) {
+                    links[slot] = try ChangeSet.primaryKey(of: target, permanentIDs: permanentIDs)
+                }
+            }
+            for link in links {
+                if let link { arrays[column].append(int8: link) } else { arrays[column].appendNull() }
+                column += 1
+            }
+        }
+        var bindings = PostgresBindings(capacity: arrays.count)
+        for array in arrays { bindings.append(array) }
+        return PostgresQuery(unsafeSQL: arrayHead, binds: bindings)
     }
 
     /// The INSERT of `rows` (indexes into `inserts`), its values bound.
