@@ -1,219 +1,242 @@
+import PostgresNIO
 public import TroveModel
 public import TroveStore
 
 extension PostgresStore {
+    /// Saves `changes` in one transaction holding the write lock, which is held only for the
+    /// writes: the keys of new rows (sequences stand outside transactions, so a save that fails
+    /// leaves gaps, as an insert rolled back does) and every statement with its values bound
+    /// (text forms included, the costly part) are made before it, so that processes saving at
+    /// once serialize on the server's work alone.
     public func save(_ changes: ChangeSet) throws -> SaveResult {
         if changes.isEmpty { return SaveResult(permanentIDs: [:], versions: [:]) }
-        return try transaction("saving to \(location)") {
-            var writer = PostgresSaveWriter(store: self)
-            let result = try writer.write(changes)
+        let doing = "saving to \(location)"
+        let permanentIDs = try run(doing) { try takeKeys(for: changes.inserts) }
+        let statements = try Self.run(doing, location: location) {
+            try PostgresSaveStatements(schema: schema, changes: changes, permanentIDs: permanentIDs)
+        }
+        return try transaction(doing) {
+            let versions = try statements.write(on: self)
+            try writeMetadata(changes.metadata)
             // Under the write lock: the counter moves by exactly this save.
             let row = try query("UPDATE \(quoted(Self.changesTable)) SET \"counter\" = \"counter\" + 1 RETURNING \"counter\"").rows.first
             let after = try row?.decode(Int64.self) ?? 0
-            return SaveResult(permanentIDs: result.permanentIDs, versions: result.versions,
+            return SaveResult(permanentIDs: permanentIDs, versions: versions,
                               changeTokenBefore: StoreChangeToken(storeID: storeID, version: after - 1),
                               changeTokenAfter: StoreChangeToken(storeID: storeID, version: after))
         }
     }
+
+    /// Takes a primary key for each insert from its table's sequence, in the change set's
+    /// order, and returns the inserts' permanent IDs. Callers hold `lock`.
+    private func takeKeys(for inserts: [ChangeSet.Insert]) throws -> [ObjectID: ObjectID] {
+        var counts: [String: Int] = [:]
+        for insert in inserts { counts[insert.objectID.rootEntityName, default: 0] += 1 }
+        var keys: [String: [Int64]] = [:]
+        for (table, count) in counts.sorted(by: { $0.key < $1.key }) {
+            let rows = try query("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
+                                 [.string(quoted(Self.sequence(of: table))), .integer(Int64(count))]).rows
+            keys[table] = try rows.map { try $0.decode(Int64.self) }.reversed()
+        }
+        var permanentIDs: [ObjectID: ObjectID] = [:]
+        permanentIDs.reserveCapacity(inserts.count)
+        for insert in inserts {
+            guard let pk = keys[insert.objectID.rootEntityName]?.popLast() else {
+                throw StoreError(.server, "saving \(insert.objectID): the sequence of \(insert.objectID.rootEntityName) gave too few keys")
+            }
+            permanentIDs[insert.objectID] = insert.objectID.saved(as: pk)
+        }
+        return permanentIDs
+    }
 }
 
-/// Writes one change set inside the save's transaction, in ``SQLiteStore``'s order: keys for new
-/// rows first (rows saved together may refer to each other), then deletes (freeing unique keys),
-/// updates, inserts, the join tables, and the metadata.
-private struct PostgresSaveWriter {
-    let store: PostgresStore
-    var permanentIDs: [ObjectID: ObjectID] = [:]
-    var versions: [ObjectID: Int64] = [:]
-    private var insertKeys: [Int64] = []
-
-    init(store: PostgresStore) {
-        self.store = store
+/// The statements of one change set, their values bound, made before the save takes the write
+/// lock; ``write(on:)`` runs them in ``SQLiteStore``'s order: deletes (freeing unique keys),
+/// updates, inserts, the join tables.
+private struct PostgresSaveStatements {
+    /// A delete or an update of one row at its expected version.
+    struct RowWrite {
+        let objectID: ObjectID
+        let expectedVersion: Int64
+        let table: String
+        /// `nil` for an update that changes nothing the row holds (its links live in other rows).
+        let statement: PostgresQuery?
     }
 
-    /// At most this many values a statement (PostgreSQL's limit is 65,535 parameters).
-    private static let parametersPerStatement = 30_000
+    /// One multi-row INSERT, and what it takes to insert its rows one by one when it breaks a
+    /// constraint.
+    struct InsertChunk {
+        let layout: InsertLayout
+        let rows: ArraySlice<Int>
+        let statement: PostgresQuery
+    }
 
-    mutating func write(_ changes: ChangeSet) throws -> SaveResult {
-        try takeKeys(for: changes.inserts)
-        var conflicts: [ConflictError.Conflict] = []
+    /// A statement writing a join table's rows for `objectID`.
+    struct JoinWrite {
+        let objectID: ObjectID
+        let statement: PostgresQuery
+        /// Whether a broken constraint is this object's to name (inserts; deletes break none).
+        let namesConstraints: Bool
+    }
+
+    let changes: ChangeSet
+    let permanentIDs: [ObjectID: ObjectID]
+    private(set) var deletes: [RowWrite] = []
+    private(set) var updates: [RowWrite] = []
+    private(set) var inserts: [InsertChunk] = []
+    private(set) var joinWrites: [JoinWrite] = []
+
+    /// At most this many values a statement (PostgreSQL's limit is 65,535 parameters).
+    static let parametersPerStatement = 30_000
+
+    init(schema: StoreSchema, changes: ChangeSet, permanentIDs: [ObjectID: ObjectID]) throws {
+        self.changes = changes
+        self.permanentIDs = permanentIDs
         for delete in changes.deletes {
-            let table = try store.schema.layout(of: delete.objectID.entityName).table
-            let sql = "DELETE FROM \(quoted(table)) WHERE \"_pk\" = $1 AND \"_version\" = $2"
-            if try store.query(sql, [.integer(try key(of: delete.objectID)), .integer(delete.expectedVersion)]).changed == 0 {
-                conflicts.append(try conflict(for: delete.objectID, expected: delete.expectedVersion, table: table))
-            }
+            let table = try schema.layout(of: delete.objectID.entityName).table
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(try key(of: delete.objectID))
+            bindings.append(delete.expectedVersion)
+            deletes.append(RowWrite(objectID: delete.objectID, expectedVersion: delete.expectedVersion, table: table,
+                                    statement: PostgresQuery(unsafeSQL: "DELETE FROM \(quoted(table)) WHERE \"_pk\" = $1 AND \"_version\" = $2",
+                                                             binds: bindings)))
         }
         for update in changes.updates {
-            guard let (sql, values, table) = try updateStatement(update) else {
-                // Nothing the row holds changed (its links live in other rows): no write.
-                versions[update.objectID] = update.expectedVersion
-                continue
-            }
-            if try store.query(sql, values).changed == 0 {
-                conflicts.append(try conflict(for: update.objectID, expected: update.expectedVersion, table: table))
-            } else {
-                versions[update.objectID] = update.expectedVersion + 1
-            }
+            updates.append(try updateStatement(update, schema: schema))
         }
-        guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
-
         var runs: [(name: String, rows: [Int])] = []
         for row in changes.inserts.indices {
             let name = changes.inserts[row].objectID.entityName
             if let at = runs.firstIndex(where: { $0.name == name }) { runs[at].rows.append(row) } else { runs.append((name, [row])) }
         }
-        for run in runs { try insert(changes.inserts, run.rows, run.name) }
-        for insert in changes.inserts { try writeJoinRows(insert.relationships, of: insert.objectID) }
-        for update in changes.updates { try writeJoinRows(update.relationships, of: update.objectID) }
-        try store.writeMetadata(changes.metadata)
-        return SaveResult(permanentIDs: permanentIDs, versions: versions)
+        for run in runs {
+            let layout = try InsertLayout(schema.layout(of: run.name), schema: schema)
+            let perStatement = max(1, Self.parametersPerStatement / layout.columns.count)
+            for start in stride(from: 0, to: run.rows.count, by: perStatement) {
+                let rows = run.rows[start..<min(start + perStatement, run.rows.count)]
+                let statement = try layout.arrayStatement(rows, of: changes.inserts, permanentIDs: permanentIDs)
+                    ?? layout.statement(rows, of: changes.inserts, permanentIDs: permanentIDs)
+                inserts.append(InsertChunk(layout: layout, rows: rows, statement: statement))
+            }
+        }
+        for insert in changes.inserts { try addJoinWrites(insert.relationships, of: insert.objectID, schema: schema) }
+        for update in changes.updates { try addJoinWrites(update.relationships, of: update.objectID, schema: schema) }
     }
 
-    /// Takes a primary key for each insert from its table's sequence, in the change set's order.
-    private mutating func takeKeys(for inserts: [ChangeSet.Insert]) throws {
-        var counts: [String: Int] = [:]
-        for insert in inserts { counts[insert.objectID.rootEntityName, default: 0] += 1 }
-        var keys: [String: [Int64]] = [:]
-        for (table, count) in counts {
-            let rows = try store.query("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
-                                       [.string(quoted(PostgresStore.sequence(of: table))), .integer(Int64(count))]).rows
-            keys[table] = try rows.map { try $0.decode(Int64.self) }.reversed()
-        }
-        for insert in inserts {
-            guard let pk = keys[insert.objectID.rootEntityName]?.popLast() else {
-                throw StoreError(.server, "saving \(insert.objectID): the sequence of \(insert.objectID.rootEntityName) gave too few keys")
+    /// Runs the statements in the save's transaction and returns the rows' new versions.
+    /// - Throws: ``ConflictError`` when a deleted or updated row is not at its expected version.
+    func write(on store: PostgresStore) throws -> [ObjectID: Int64] {
+        var versions: [ObjectID: Int64] = [:]
+        var conflicts: [ConflictError.Conflict] = []
+        for delete in deletes {
+            if let statement = delete.statement, try store.query(statement).changed == 0 {
+                conflicts.append(try conflict(delete, on: store))
             }
-            insertKeys.append(pk)
-            permanentIDs[insert.objectID] = insert.objectID.saved(as: pk)
         }
+        for update in updates {
+            guard let statement = update.statement else {
+                versions[update.objectID] = update.expectedVersion
+                continue
+            }
+            if try store.query(statement).changed == 0 {
+                conflicts.append(try conflict(update, on: store))
+            } else {
+                versions[update.objectID] = update.expectedVersion + 1
+            }
+        }
+        guard conflicts.isEmpty else { throw ConflictError(conflicts: conflicts) }
+        for chunk in inserts {
+            try store.query("SAVEPOINT trove_insert")
+            do {
+                try store.query(chunk.statement)
+                try store.query("RELEASE SAVEPOINT trove_insert")
+            } catch {
+                // Rare: made under the lock, one row a statement, so that the error names the object at fault.
+                try store.query("ROLLBACK TO SAVEPOINT trove_insert")
+                for row in chunk.rows {
+                    let one = try chunk.layout.statement([row], of: changes.inserts, permanentIDs: permanentIDs)
+                    try namingConstraints(changes.inserts[row].objectID) { try store.query(one) }
+                }
+                try store.query("RELEASE SAVEPOINT trove_insert")
+            }
+        }
+        for write in joinWrites {
+            if write.namesConstraints {
+                try namingConstraints(write.objectID) { try store.query(write.statement) }
+            } else {
+                try store.query(write.statement)
+            }
+        }
+        return versions
     }
 
     /// The UPDATE of the columns an update sets, raising `_version`, for its row at its expected
-    /// version; `nil` when the row holds nothing it changes.
-    private func updateStatement(_ update: ChangeSet.Update) throws -> (String, [AttributeValue], String)? {
-        let layout = try store.schema.layout(of: update.objectID.entityName)
+    /// version; no statement when the row holds nothing it changes.
+    private func updateStatement(_ update: ChangeSet.Update, schema: StoreSchema) throws -> RowWrite {
+        let layout = try schema.layout(of: update.objectID.entityName)
         let entity = layout.entity
         var assignments: [String] = []
-        var values: [AttributeValue] = []
+        var bindings = PostgresBindings()
+        func bind(_ value: AttributeValue, to column: String) throws {
+            try Self.bind(value, column, of: update.objectID, to: &bindings)
+            assignments.append("\(quoted(column)) = $\(assignments.count + 1)")
+        }
         for (position, value) in update.changes.sorted(by: { $0.key < $1.key }) where entity.attributes[position].isStored {
             let attribute = entity.attributes[position]
-            values.append(value)
-            assignments.append("\(quoted(attribute.name)) = $\(values.count)")
+            try bind(value, to: attribute.name)
             guard TextForm.applies(to: attribute.type) else { continue }
             for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
-                values.append(formed)
-                assignments.append("\(quoted(form.column(of: attribute.name))) = $\(values.count)")
+                try bind(formed, to: form.column(of: attribute.name))
             }
         }
         var keepsJoinRows = false
         for change in update.relationships {
             switch change {
             case .toOne(let index, let link):
-                guard case .foreignKey(let column) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
-                values.append(try link.objectID.map { .integer(try key(of: $0)) } ?? .null)
-                assignments.append("\(quoted(column)) = $\(values.count)")
+                guard case .foreignKey(let column) = try schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
+                try bind(try link.objectID.map { .integer(try key(of: $0)) } ?? .null, to: column)
             case .toMany(let index, _, _, _):
-                if case .joinTable(_, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) { keepsJoinRows = true }
+                if case .joinTable(_, true) = try schema.storage(of: entity.relationships[index].name, in: entity) { keepsJoinRows = true }
             }
         }
-        guard !assignments.isEmpty || keepsJoinRows else { return nil }
+        guard !assignments.isEmpty || keepsJoinRows else {
+            return RowWrite(objectID: update.objectID, expectedVersion: update.expectedVersion, table: layout.table, statement: nil)
+        }
+        let count = assignments.count
         assignments.append("\"_version\" = \"_version\" + 1")
-        values += [.integer(try key(of: update.objectID)), .integer(update.expectedVersion)]
-        let sql = "UPDATE \(quoted(layout.table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = $\(values.count - 1) AND \"_version\" = $\(values.count)"
-        return (sql, values, layout.table)
+        bindings.append(try key(of: update.objectID))
+        bindings.append(update.expectedVersion)
+        let sql = "UPDATE \(quoted(layout.table)) SET \(assignments.joined(separator: ", ")) WHERE \"_pk\" = $\(count + 1) AND \"_version\" = $\(count + 2)"
+        return RowWrite(objectID: update.objectID, expectedVersion: update.expectedVersion, table: layout.table,
+                        statement: PostgresQuery(unsafeSQL: sql, binds: bindings))
     }
 
-    /// Inserts the rows of one entity, many a statement. A statement that breaks a constraint
-    /// is undone to its savepoint and its rows inserted one by one, so that the error names the
-    /// object at fault.
-    private func insert(_ inserts: [ChangeSet.Insert], _ rows: [Int], _ entityName: String) throws {
-        let layout = try store.schema.layout(of: entityName)
-        let entity = layout.entity
-        var columns = ["_pk"]
-        if layout.hasEntityColumn { columns.append("_entity") }
-        let stored = entity.attributes.indices.filter { entity.attributes[$0].isStored }
-        let texts = Set(stored.filter { TextForm.applies(to: entity.attributes[$0].type) })
-        for position in stored {
-            columns.append(entity.attributes[position].name)
-            if texts.contains(position) { columns += TextForm.allCases.map { $0.column(of: entity.attributes[position].name) } }
-        }
-        var foreignKeys: [Int] = []
-        for (index, relationship) in entity.relationships.enumerated() {
-            if case .foreignKey(let column) = try store.schema.storage(of: relationship.name, in: entity) {
-                columns.append(column)
-                foreignKeys.append(index)
-            }
-        }
-        let head = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", "))) VALUES "
-        func statement(_ chunk: ArraySlice<Int>) throws -> (String, [AttributeValue]) {
-            var values: [AttributeValue] = []
-            values.reserveCapacity(chunk.count * columns.count)
-            var tuples: [String] = []
-            for row in chunk {
-                let insert = inserts[row]
-                guard insert.values.count == entity.attributes.count else {
-                    throw StoreError(.constraintViolation, "saving \(insert.objectID): \(insert.values.count) values for \(entity.attributes.count) attributes")
-                }
-                let first = values.count + 1
-                values.append(.integer(insertKeys[row]))
-                if layout.hasEntityColumn { values.append(.string(insert.objectID.entityName)) }
-                for position in stored {
-                    values.append(insert.values[position])
-                    if texts.contains(position) { values += TextForm.values(of: insert.values[position]) }
-                }
-                var links = [AttributeValue](repeating: .null, count: foreignKeys.count)
-                for case .toOne(let relationship, .object(let target)) in insert.relationships {
-                    if let slot = foreignKeys.firstIndex(of: relationship) { links[slot] = .integer(try key(of: target)) }
-                }
-                values += links
-                tuples.append("(" + (first..<(first + columns.count)).map { "$\($0)" }.joined(separator: ", ") + ")")
-            }
-            return (head + tuples.joined(separator: ", "), values)
-        }
-        let perStatement = max(1, Self.parametersPerStatement / columns.count)
-        for start in stride(from: 0, to: rows.count, by: perStatement) {
-            let chunk = rows[start..<min(start + perStatement, rows.count)]
-            let (sql, values) = try statement(chunk)
-            try store.query("SAVEPOINT trove_insert")
-            do {
-                try store.query(sql, values)
-                try store.query("RELEASE SAVEPOINT trove_insert")
-            } catch {
-                try store.query("ROLLBACK TO SAVEPOINT trove_insert")
-                for row in chunk {
-                    let (one, values) = try statement([row])
-                    try namingConstraints(inserts[row].objectID) { try store.query(one, values) }
-                }
-                try store.query("RELEASE SAVEPOINT trove_insert")
-            }
-        }
-    }
-
-    /// Writes the join-table rows of the relationships this side keeps.
-    private func writeJoinRows(_ changes: [RelationshipChange], of id: ObjectID) throws {
+    /// Adds the statements writing the join-table rows of the relationships this side keeps.
+    private mutating func addJoinWrites(_ changes: [RelationshipChange], of id: ObjectID, schema: StoreSchema) throws {
         guard changes.contains(where: { if case .toMany = $0 { true } else { false } }) else { return }
-        let entity = try store.schema.layout(of: id.entityName).entity
+        let entity = try schema.layout(of: id.entityName).entity
+        func add(_ sql: String, _ values: [Int64], namesConstraints: Bool) {
+            var bindings = PostgresBindings(capacity: values.count)
+            for value in values { bindings.append(value) }
+            joinWrites.append(JoinWrite(objectID: id, statement: PostgresQuery(unsafeSQL: sql, binds: bindings), namesConstraints: namesConstraints))
+        }
         for case .toMany(let index, let added, let removed, let order) in changes {
-            guard case .joinTable(let table, true) = try store.schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
+            guard case .joinTable(let table, true) = try schema.storage(of: entity.relationships[index].name, in: entity) else { continue }
             let source = try key(of: id)
             if let order {
-                try store.query("DELETE FROM \(quoted(table)) WHERE \"source\" = $1", [.integer(source)])
+                add("DELETE FROM \(quoted(table)) WHERE \"source\" = $1", [source], namesConstraints: false)
                 for (position, target) in order.enumerated() {
-                    try namingConstraints(id) {
-                        try store.query("INSERT INTO \(quoted(table)) (\"source\", \"target\", \"position\") VALUES ($1, $2, $3)",
-                                        [.integer(source), .integer(try key(of: target)), .integer(Int64(position))])
-                    }
+                    add("INSERT INTO \(quoted(table)) (\"source\", \"target\", \"position\") VALUES ($1, $2, $3)",
+                        [source, try key(of: target), Int64(position)], namesConstraints: true)
                 }
                 continue
             }
             for target in removed {
-                try store.query("DELETE FROM \(quoted(table)) WHERE \"source\" = $1 AND \"target\" = $2", [.integer(source), .integer(try key(of: target))])
+                add("DELETE FROM \(quoted(table)) WHERE \"source\" = $1 AND \"target\" = $2", [source, try key(of: target)], namesConstraints: false)
             }
             for target in added {
-                try namingConstraints(id) {
-                    try store.query("INSERT INTO \(quoted(table)) (\"source\", \"target\") VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                                    [.integer(source), .integer(try key(of: target))])
-                }
+                add("INSERT INTO \(quoted(table)) (\"source\", \"target\") VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    [source, try key(of: target)], namesConstraints: true)
             }
         }
     }
@@ -221,6 +244,20 @@ private struct PostgresSaveWriter {
     /// The primary key of a stored object, or of an object inserted by this save.
     private func key(of id: ObjectID) throws -> Int64 {
         try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs)
+    }
+
+    /// Binds `value`, saved to `column` of `id`'s row, naming both when it is text holding NUL.
+    static func bind(_ value: AttributeValue, _ column: String, of id: ObjectID, to bindings: inout PostgresBindings) throws {
+        do {
+            try PostgresValues.bind(value, to: &bindings)
+        } catch is PostgresValues.NULInText {
+            throw nulInText(column, of: id)
+        }
+    }
+
+    /// The error for text holding NUL, which PostgreSQL's text refuses, in `column` of `id`'s row.
+    static func nulInText(_ column: String, of id: ObjectID) -> StoreError {
+        StoreError(.constraintViolation, "saving \(id): its \(column) holds the NUL character, which PostgreSQL's text cannot keep; remove it before saving")
     }
 
     /// Runs `body`, naming the object in the error when it breaks a constraint.
@@ -235,9 +272,157 @@ private struct PostgresSaveWriter {
         }
     }
 
-    private func conflict(for id: ObjectID, expected: Int64, table: String) throws -> ConflictError.Conflict {
-        let row = try store.query("SELECT \"_version\" FROM \(quoted(table)) WHERE \"_pk\" = $1", [.integer(try key(of: id))]).rows.first
-        return ConflictError.Conflict(objectID: id, expectedVersion: expected, storeVersion: try row?.decode(Int64.self))
+    private func conflict(_ write: RowWrite, on store: PostgresStore) throws -> ConflictError.Conflict {
+        let row = try store.query("SELECT \"_version\" FROM \(quoted(write.table)) WHERE \"_pk\" = $1", [.integer(try key(of: write.objectID))]).rows.first
+        return ConflictError.Conflict(objectID: write.objectID, expectedVersion: write.expectedVersion, storeVersion: try row?.decode(Int64.self))
+    }
+}
+
+/// The columns of one entity's INSERT: the key, the entity (in a table of several), each
+/// stored attribute with its text forms, the foreign keys.
+private struct InsertLayout {
+    let entity: Entity
+    let hasEntityColumn: Bool
+    let columns: [String]
+    /// The positions of the stored attributes, and whether each keeps text forms.
+    let stored: [(position: Int, hasForms: Bool)]
+    /// The relationships kept as a foreign key in this table, in `columns`' order.
+    let foreignKeys: [Int]
+    /// How each column's values travel in ``arrayStatement(_:of:permanentIDs:)``.
+    let elements: [PostgresColumnArray.Element]
+    /// `INSERT INTO … (…) VALUES `
+    let head: String
+    /// `INSERT INTO … (…) SELECT * FROM unnest($1::bigint[], …)`
+    let arrayHead: String
+
+    init(_ layout: StoreSchema.EntityLayout, schema: StoreSchema) throws {
+        entity = layout.entity
+        hasEntityColumn = layout.hasEntityColumn
+        var columns = ["_pk"]
+        var elements: [PostgresColumnArray.Element] = [.int8]
+        if layout.hasEntityColumn {
+            columns.append("_entity")
+            elements.append(.text)
+        }
+        var stored: [(position: Int, hasForms: Bool)] = []
+        for (position, attribute) in entity.attributes.enumerated() where attribute.isStored {
+            let hasForms = TextForm.applies(to: attribute.type)
+            stored.append((position, hasForms))
+            columns.append(attribute.name)
+            elements.append(PostgresColumnArray.Element(attribute.type))
+            guard hasForms else { continue }
+            for form in TextForm.allCases {
+                columns.append(form.column(of: attribute.name))
+                elements.append(.text)
+            }
+        }
+        var foreignKeys: [Int] = []
+        for (index, relationship) in entity.relationships.enumerated() {
+            if case .foreignKey(let column) = try schema.storage(of: relationship.name, in: entity) {
+                columns.append(column)
+                elements.append(.int8)
+                foreignKeys.append(index)
+            }
+        }
+        self.columns = columns
+        self.elements = elements
+        self.stored = stored
+        self.foreignKeys = foreignKeys
+        let into = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", ")))"
+        head = into + " VALUES "
+        arrayHead = into + " SELECT * FROM unnest(" + elements.enumerated().map { "$\($0.offset + 1)\($0.element.sqlCast)" }.joined(separator: ", ") + ")"
+    }
+
+    /// The INSERT of `rows` (indexes into `inserts`) with one array parameter a column, its
+    /// values bound; `nil` when a value is not of its column's element type (then
+    /// ``statement(_:of:permanentIDs:)`` makes the INSERT).
+    func arrayStatement(_ rows: some Collection<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery? {
+        var arrays = elements.map { PostgresColumnArray($0, capacity: rows.count) }
+        for row in rows {
+            let insert = inserts[row]
+            let id = insert.objectID
+            guard insert.values.count == entity.attributes.count else {
+                throw StoreError(.constraintViolation, "saving \(id): \(insert.values.count) values for \(entity.attributes.count) attributes")
+            }
+            var column = 0
+            func append(_ value: AttributeValue, _ name: @autoclosure () -> String) throws -> Bool {
+                defer { column += 1 }
+                do {
+                    return try arrays[column].append(value)
+                } catch is PostgresValues.NULInText {
+                    throw PostgresSaveStatements.nulInText(name(), of: id)
+                }
+            }
+            arrays[column].append(int8: try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs))
+            column += 1
+            if hasEntityColumn {
+                guard try append(.string(id.entityName), "_entity") else { return nil }
+            }
+            for (position, hasForms) in stored {
+                let value = insert.values[position]
+                let name = entity.attributes[position].name
+                guard try append(value, name) else { return nil }
+                guard hasForms else { continue }
+                for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                    guard try append(formed, form.column(of: name)) else { return nil }
+                }
+            }
+            var links = [Int64?](repeating: nil, count: foreignKeys.count)
+            for case .toOne(let relationship, .object(let target)) in insert.relationships {
+                if let slot = foreignKeys.firstIndex(of: relationship) {
+                    links[slot] = try ChangeSet.primaryKey(of: target, permanentIDs: permanentIDs)
+                }
+            }
+            for link in links {
+                if let link { arrays[column].append(int8: link) } else { arrays[column].appendNull() }
+                column += 1
+            }
+        }
+        var bindings = PostgresBindings(capacity: arrays.count)
+        for array in arrays { bindings.append(array) }
+        return PostgresQuery(unsafeSQL: arrayHead, binds: bindings)
+    }
+
+    /// The INSERT of `rows` (indexes into `inserts`), its values bound.
+    func statement(_ rows: some Collection<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: rows.count * columns.count)
+        var sql = head
+        sql.reserveCapacity(head.utf8.count + rows.count * columns.count * 7)
+        var parameter = 0
+        for (n, row) in rows.enumerated() {
+            let insert = inserts[row]
+            let id = insert.objectID
+            guard insert.values.count == entity.attributes.count else {
+                throw StoreError(.constraintViolation, "saving \(id): \(insert.values.count) values for \(entity.attributes.count) attributes")
+            }
+            bindings.append(try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs))
+            if hasEntityColumn { bindings.append(id.entityName) }
+            for (position, hasForms) in stored {
+                let value = insert.values[position]
+                let name = entity.attributes[position].name
+                try PostgresSaveStatements.bind(value, name, of: id, to: &bindings)
+                guard hasForms else { continue }
+                for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                    try PostgresSaveStatements.bind(formed, form.column(of: name), of: id, to: &bindings)
+                }
+            }
+            var links = [Int64?](repeating: nil, count: foreignKeys.count)
+            for case .toOne(let relationship, .object(let target)) in insert.relationships {
+                if let slot = foreignKeys.firstIndex(of: relationship) {
+                    links[slot] = try ChangeSet.primaryKey(of: target, permanentIDs: permanentIDs)
+                }
+            }
+            for link in links {
+                if let link { bindings.append(link) } else { bindings.appendNull() }
+            }
+            sql += n == 0 ? "(" : ", ("
+            for column in 0..<columns.count {
+                parameter += 1
+                sql += column == 0 ? "$\(parameter)" : ", $\(parameter)"
+            }
+            sql += ")"
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 }
 
@@ -254,3 +439,4 @@ extension PostgresStore {
         throw StoreError(.unsupportedFormat, "batch updates do not run on PostgreSQL yet; update the objects through a context")
     }
 }
+

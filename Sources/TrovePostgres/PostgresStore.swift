@@ -127,7 +127,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     func query(_ sql: String, _ values: [AttributeValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { try PostgresValues.bind(value, to: &bindings) }
-        let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait()
+        return try query(PostgresQuery(unsafeSQL: sql, binds: bindings))
+    }
+
+    /// Runs a statement whose values are bound already (made before taking `lock`, see
+    /// ``save(_:)``) and returns its rows and the number of rows it changed. Callers hold `lock`.
+    @discardableResult
+    func query(_ statement: PostgresQuery) throws -> (rows: [PostgresRow], changed: Int) {
+        let result = try connection.query(statement, logger: Self.logger).wait()
         return (result.rows, result.metadata.rows ?? 0)
     }
 
@@ -156,6 +163,12 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     }
 
     static func run<T>(_ doing: String, on connection: PostgresConnection, location: PostgresLocation, _ body: () throws -> T) throws -> T {
+        try run(doing, location: location, body)
+    }
+
+    /// Runs `body`, turning the server's and the driver's errors into ``StoreError``s that say
+    /// what was being done (for work that needs no connection, such as binding values).
+    static func run<T>(_ doing: String, location: PostgresLocation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as StoreError {

@@ -69,6 +69,8 @@ struct PostgresStoreTests {
         let error = try #require(throws: StoreError.self) { try context.save() }
         #expect(error.code == .constraintViolation)
         #expect(error.message.contains("NUL"))
+        #expect(error.message.contains("its stringValue"))  // The column at fault, and the object.
+        #expect(error.message.contains("\(thing.objectID)"))
         #expect(try store.count(of: "Thing") == 0)
     }
 
