@@ -81,7 +81,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     public convenience init(location: PostgresLocation) throws {
         let connection = try Self.connect(to: location)
         defer { try? connection.close().wait() }  // A connection used for one query; a failed close loses nothing.
-        let metadata = try Self.run("reading the model of \(location)", on: connection, location: location) {
+        let metadata = try Self.run("reading the model of \(location)", location: location) {
             try Self.readMetadata(connection)
         }
         guard let text = metadata?["trove.model"] else {
@@ -143,7 +143,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     func run<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try Self.run(doing, on: connection, location: location, body)
+        return try Self.run(doing, location: location, body)
     }
 
     /// Runs `body` in one transaction holding the write lock: all of it or nothing.
@@ -162,12 +162,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         }
     }
 
-    static func run<T>(_ doing: String, on connection: PostgresConnection, location: PostgresLocation, _ body: () throws -> T) throws -> T {
-        try run(doing, location: location, body)
-    }
-
     /// Runs `body`, turning the server's and the driver's errors into ``StoreError``s that say
-    /// what was being done (for work that needs no connection, such as binding values).
+    /// what was being done, and where (`location`).
     static func run<T>(_ doing: String, location: PostgresLocation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -346,7 +342,7 @@ extension PostgresStore {
         let maintenance = location.database("postgres")
         let connection = try connect(to: maintenance)
         defer { try? connection.close().wait() }  // Used for one statement; a failed close loses nothing.
-        return try run("running \(sql)", on: connection, location: maintenance) {
+        return try run("running \(sql)", location: maintenance) {
             var bindings = PostgresBindings(capacity: values.count)
             for value in values { try PostgresValues.bind(value, to: &bindings) }
             return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows.count
