@@ -24,11 +24,40 @@ public enum PredicateText {
     /// runs of at most ``markRunLimit`` combining marks (see ``streamSafe(_:)``).
     public static func fold(_ text: String, options: StringOptions) -> String {
         guard !options.isEmpty else { return text }
+        let lowers = options.contains(.caseInsensitive)
+        func folded(_ byte: UInt8) -> UInt8 { lowers && (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             work?.add(text.utf8.count)
-            guard options.contains(.caseInsensitive) else { return text }
-            return String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+            guard lowers else { return text }
+            return String(decoding: text.utf8.map(folded), as: UTF8.self)
         }
+        // Mixed text: ASCII is folded byte by byte, and each stretch of non-ASCII scalars, with
+        // the ASCII scalar before it (a combining mark may attach to it), goes through the
+        // Unicode fold on its own. This gives the whole text's fold: an ASCII scalar neither
+        // decomposes nor composes with what comes before it, and no mark reorders across it.
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0, asciiFolded = 0
+        while index < bytes.count {
+            if bytes[index] < 0x80, index + 1 == bytes.count || bytes[index + 1] < 0x80 {
+                result.append(folded(bytes[index]))
+                index += 1
+                asciiFolded += 1
+                continue
+            }
+            var end = index + 1
+            while end < bytes.count, bytes[end] >= 0x80 { end += 1 }
+            result += foldScalars(String(decoding: bytes[index..<end], as: UTF8.self), options: options).utf8
+            index = end
+        }
+        work?.add(asciiFolded)
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// ``fold(_:options:)`` scalar by scalar through the Unicode normalizer, for text of any
+    /// kind (`fold` calls it for the stretches of text that are not ASCII).
+    package static func foldScalars(_ text: String, options: StringOptions) -> String {
         let counter = work
         var text = text
         if options.contains(.caseInsensitive) {
