@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(_Unicode) import Swift  // the standard library's linear NFD and NFC (`_nfd`, `_nfc`)
+import TroveModel
 
 /// The string functions behind `[c]`, `[d]`, `LIKE`, `MATCHES` and string sorting: one
 /// definition that both the in-memory evaluator and the SQL store (which registers them as
@@ -28,7 +29,7 @@ public enum PredicateText {
         func folded(_ byte: UInt8) -> UInt8 { lowers && (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             work?.add(text.utf8.count)
-            guard lowers else { return text }
+            guard lowers, text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
             return String(decoding: text.utf8.map(folded), as: UTF8.self)
         }
         // Mixed text: ASCII is folded byte by byte, and each stretch of non-ASCII scalars, with
@@ -48,12 +49,39 @@ public enum PredicateText {
             }
             var end = index + 1
             while end < bytes.count, bytes[end] >= 0x80 { end += 1 }
-            result += foldScalars(String(decoding: bytes[index..<end], as: UTF8.self), options: options).utf8
+            result += foldStretch(String(decoding: bytes[index..<end], as: UTF8.self), options: options).utf8
             index = end
         }
         work?.add(asciiFolded)
         return String(decoding: result, as: UTF8.self)
     }
+
+    /// A short stretch's fold, remembered: texts repeat the same few (`"fé"`, `" «"`), and the
+    /// Unicode fold of one costs about a microsecond, most of a save's time on PostgreSQL
+    /// (which keeps each text's folds, ``TextForm``). At most ``stretchCacheLimit`` are kept.
+    private static func foldStretch(_ stretch: String, options: StringOptions) -> String {
+        guard stretch.utf8.count <= 32 else { return foldScalars(stretch, options: options) }
+        let key = StretchKey(stretch: stretch, options: options)
+        if let folded = stretchFolds.withLock({ $0[key] }) {
+            work?.add(stretch.utf8.count)
+            return folded
+        }
+        let folded = foldScalars(stretch, options: options)
+        stretchFolds.withLock { folds in
+            if folds.count >= stretchCacheLimit { folds.removeAll(keepingCapacity: true) }
+            folds[key] = folded
+        }
+        return folded
+    }
+
+    private struct StretchKey: Hashable, Sendable {
+        let stretch: String
+        let options: StringOptions
+    }
+
+    /// The most stretch folds kept (about 1 MiB); the cache starts again when full.
+    package static let stretchCacheLimit = 8_192
+    private static let stretchFolds = Locked([StretchKey: String]())
 
     /// ``fold(_:options:)`` scalar by scalar through the Unicode normalizer, for text of any
     /// kind (`fold` calls it for the stretches of text that are not ASCII).

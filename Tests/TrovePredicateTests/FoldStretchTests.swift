@@ -31,6 +31,18 @@ import TroveTesting
         }
     }
 
+    /// Stretch folds are remembered, up to a limit: past it, and folded again, each text still
+    /// gets its own fold.
+    @Test func rememberedFoldsStayRightPastTheLimit() {
+        let texts = (0..<(PredicateText.stretchCacheLimit + 500)).compactMap { Unicode.Scalar(0x100 + $0).map { "Ab\($0)c" } }
+        for _ in 0..<2 {
+            for text in texts {
+                let folded = PredicateText.fold(text, options: .caseInsensitive)
+                #expect(Array(folded.unicodeScalars) == Array(PredicateText.foldScalars(text, options: .caseInsensitive).unicodeScalars), "\(text)")
+            }
+        }
+    }
+
     /// The edges of a stretch: a mark after the ASCII letter it belongs to, text that starts or
     /// ends outside ASCII, ASCII between two stretches.
     @Test(arguments: [
