@@ -138,6 +138,43 @@ struct PostgresStoreTests {
         #expect(try store.changeToken() == store.changeToken())
     }
 
+    /// A save of many new rows (one multi-row INSERT of arrays): every row is stored, its text
+    /// forms too; a bad row deep inside (text with NUL, a duplicate key) names its object, and
+    /// nothing of the save is written.
+    @Test(arguments: [nil, "NUL", "duplicate"])
+    func aSaveOfManyNewRows(fault: String?) throws {
+        let database = try TemporaryDatabase()
+        let store = try PostgresStore(location: database.location, model: SampleModels.photos())
+        let context = try Container(store: store).newBackgroundContext()
+        var photos: [ManagedObject] = []
+        for index in 0..<1_000 {
+            let photo = try context.insert("Photo")
+            try photo.setValue("p\(index)", forKey: "id")
+            try photo.setValue("Café n° \(index)", forKey: "title")
+            photos.append(photo)
+        }
+        let bad = photos[777]
+        switch fault {
+        case "NUL": try bad.setValue("a\u{0}b", forKey: "title")
+        case "duplicate": try bad.setValue("p1", forKey: "id")
+        default: break
+        }
+        guard fault != nil else {
+            try context.save()
+            #expect(try store.count(of: "Photo") == 1_000)
+            let reader = try Container(store: store).newBackgroundContext()
+            let found = try reader.fetch("Photo", where: "title ==[cd] %@", "CAFE N° 999")
+            #expect(try found.map { try $0.value(forKey: "id", as: String.self) } == ["p999"])
+            return
+        }
+        let token = try store.changeToken()
+        let error = try #require(throws: StoreError.self) { try context.save() }
+        #expect(error.code == .constraintViolation)
+        #expect(error.message.contains("\(bad.objectID)"), "\(error.message)")
+        #expect(try store.count(of: "Photo") == 0)
+        #expect(try store.changeToken() == token)
+    }
+
     @Test func batchRequestsRunThroughObjectsAndCascade() throws {
         let database = try TemporaryDatabase()
         let store = try PostgresStore(location: database.location, model: SampleModels.photos())
