@@ -145,8 +145,10 @@ extension PostgresStore {
         return query.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
-    /// The groups, computed by one statement as on SQLite (``SQLiteStore/fetchAggregates(_:)``);
-    /// `[c]`, `[d]` and string sorts on the groups' text are refused (the groups keep no text forms).
+    /// The groups, computed by one statement as on SQLite (``SQLiteStore/fetchAggregates(_:)``).
+    /// The grouping selects the text forms of each text key and text `@min`/`@max` beside it, for
+    /// the having-predicate's `[c]`/`[d]` and the string sorts; other derived text has none, and
+    /// those are refused on it.
     public func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]] {
         var inner = QueryCompiler(schema: schema, model: model, dialect: .postgres)
         let grouping = try inner.grouping(request)
@@ -159,7 +161,7 @@ extension PostgresStore {
         results.fetchLimit = request.limit ?? 0
         results.fetchOffset = request.offset
         var outer = QueryCompiler(schema: resultsSchema, model: request.resultsModel, dialect: .postgres)
-        outer.readsTextForms = false
+        outer.textFormAttributes = inner.groupTextForms
         // The outer statement's parameters follow the grouping's: its markers are renumbered.
         outer.skipParameters(inner.arguments.count)
         let selection = table.columns.map { "\"t\".\(quoted($0.name))" }.joined(separator: ", ")

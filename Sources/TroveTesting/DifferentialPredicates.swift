@@ -529,6 +529,15 @@ public enum DifferentialPredicates {
                                                  .min("dateValue"), .max("characterValue"), .min("uuidValue")]),
         AggregateCase("Thing", by: ["tag.name"], [.avg("int64Value"), .avg("doubleValue"), .min("stringValue")]),
         AggregateCase("Thing", by: ["stringValue"], [.count(as: "n")], sort: [SortKey("stringValue", comparison: .caseInsensitive)]),
+        // The text of groups and of their extremes, compared and sorted with [c], [d] and the localized order.
+        AggregateCase("Photo", by: ["whoTook.name"], [.max("title", as: "latest"), .min("title", as: "earliest")],
+                having: "latest CONTAINS[cd] 'e' OR earliest BEGINSWITH[c] 'a'",
+                sort: [SortKey("latest", ascending: false, comparison: .localizedStandard), SortKey("whoTook.name")]),
+        AggregateCase("Photographer", by: ["name"], [.count(as: "n")], having: "name LIKE[d] '*e*'",
+                sort: [SortKey("name", ascending: false, comparison: .localizedStandard)]),
+        AggregateCase("Thing", by: ["tag.name", "characterValue"], [.min("stringValue", as: "least")],
+                sort: [SortKey("least", comparison: .caseInsensitive), SortKey("tag.name", comparison: .caseInsensitive),
+                       SortKey("characterValue"), SortKey("tag.name")]),
     ]
 }
 

@@ -47,7 +47,8 @@ extension QueryCompiler {
         }
         guard let source = textColumns[sql] else {
             throw StoreError(.unsupportedFormat, "[c], [d] and the case-insensitive and localized sorts run on PostgreSQL only on stored"
-                + " text attributes and constants, not on derived values, aggregates or an aggregate request's groups; fetch with a simpler predicate and filter or sort in memory")
+                + " text attributes, constants, and an aggregate request's text keys and @min/@max of stored text; not on derived values"
+                + " or other aggregates; fetch with a simpler predicate and filter or sort in memory")
         }
         return "COALESCE(\(quoted(source.alias)).\(quoted(form.column(of: source.attribute))), \(sql))"
     }
@@ -62,6 +63,28 @@ extension QueryCompiler {
         let sql = "(" + template.replacingOccurrences(of: Self.selectionMarker, with: value) + ")"
         textExtremes[sql] = (template, value, source)
         return sql
+    }
+
+    /// PostgreSQL: the ``TextForm`` columns of a group's key or of the `@min`/`@max` of a stored
+    /// text attribute (`value`), selected as `name~form` so that the results' `[c]`, `[d]` and
+    /// string sorts read them. A group's rows share its key, so any row's forms are the key's;
+    /// an extreme's are those of a row holding it (the first in byte order, as `min`/`max` pick).
+    mutating func groupTextForms(of value: String, function: ObjectPredicate.Aggregate?, as name: String) throws -> [String] {
+        guard dialect == .postgres, textColumns[value] != nil else { return [] }
+        let order: String
+        switch function {
+        case nil: order = ""
+        case .min?: order = " ASC"
+        case .max?: order = " DESC"
+        default: return []
+        }
+        groupTextForms.insert(name)
+        return try TextForm.allCases.map { form in
+            let formed = try textForm(form, of: value)
+            let sql = function == nil ? "min(\(formed))"
+                : "(array_agg(\(formed) ORDER BY \(value)\(order)) FILTER (WHERE \(value) IS NOT NULL))[1]"
+            return "\(sql) AS \(quoted(form.column(of: name)))"
+        }
     }
 
     /// Stands for the selection of a statement written before its selection is known.

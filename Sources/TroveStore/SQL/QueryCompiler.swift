@@ -29,9 +29,13 @@ package struct QueryCompiler {
     /// PostgreSQL: the `@min`/`@max` of stored text attributes, by their SQL: the statement with a
     /// marker for its selection, the value's column, and where its text forms are.
     var textExtremes: [String: (template: String, value: String, source: (alias: String, attribute: String))] = [:]
-    /// PostgreSQL: whether the tables read keep text forms (an aggregate request's groups, read
-    /// as rows of its results entity, do not).
-    package var readsTextForms = true
+    /// PostgreSQL: the text attributes whose ``TextForm`` columns the tables read keep; `nil`
+    /// for every stored one. An aggregate request's groups, read as rows of its results
+    /// entity, keep those ``grouping(_:)`` selected (``groupTextForms``).
+    package var textFormAttributes: Set<String>?
+    /// PostgreSQL: the results' text attributes whose forms ``grouping(_:)`` selected beside
+    /// them (a group's key, and the `@min`/`@max` of a stored text attribute).
+    package internal(set) var groupTextForms: Set<String> = []
     /// How many parameters precede this statement's in the one it is part of.
     private var parameterOffset = 0
 
@@ -120,6 +124,7 @@ package struct QueryCompiler {
                     : "\(SQLFunctions.Aggregate(function: function, kind: kind).functionName)(\(value))"
             }
             selection.append("\(sql) AS \(quoted(attribute.name))")
+            selection += try groupTextForms(of: value, function: column.function, as: attribute.name)
         }
         // After the selection: its key paths added the joins the conditions' paths reuse.
         if let predicate = request.predicate {
@@ -411,7 +416,9 @@ package struct QueryCompiler {
             return try derivedValue(of: attribute, in: try entity(at: alias, named: last.entityName), at: alias)
         case .attribute(let attribute):
             let sql = "\(quoted(alias)).\(quoted(attribute.name))"
-            if dialect == .postgres, readsTextForms, TextForm.applies(to: attribute.type) { textColumns[sql] = (alias, attribute.name) }
+            if dialect == .postgres, TextForm.applies(to: attribute.type), textFormAttributes?.contains(attribute.name) ?? true {
+                textColumns[sql] = (alias, attribute.name)
+            }
             return (sql, attribute.type)
         case .toOne(let relationship):
             let entity = try entity(at: alias, named: last.entityName)
