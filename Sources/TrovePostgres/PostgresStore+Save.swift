@@ -284,8 +284,8 @@ private struct InsertLayout {
     let entity: Entity
     let hasEntityColumn: Bool
     let columns: [String]
-    /// The positions of the stored attributes, and whether each keeps text forms.
-    let stored: [(position: Int, hasForms: Bool)]
+    /// The positions and names of the stored attributes, and whether each keeps text forms.
+    let stored: [(position: Int, name: String, hasForms: Bool)]
     /// The relationships kept as a foreign key in this table, in `columns`' order.
     let foreignKeys: [Int]
     /// How each column's values travel in ``arrayStatement(_:of:permanentIDs:)``.
@@ -304,10 +304,10 @@ private struct InsertLayout {
             columns.append("_entity")
             elements.append(.text)
         }
-        var stored: [(position: Int, hasForms: Bool)] = []
+        var stored: [(position: Int, name: String, hasForms: Bool)] = []
         for (position, attribute) in entity.attributes.enumerated() where attribute.isStored {
             let hasForms = TextForm.applies(to: attribute.type)
-            stored.append((position, hasForms))
+            stored.append((position, attribute.name, hasForms))
             columns.append(attribute.name)
             elements.append(PostgresColumnArray.Element(attribute.type))
             guard hasForms else { continue }
@@ -358,9 +358,8 @@ private struct InsertLayout {
             if hasEntityColumn {
                 guard try append(.string(id.entityName), "_entity") else { return nil }
             }
-            for (position, hasForms) in stored {
+            for (position, name, hasForms) in stored {
                 let value = insert.values[position]
-                let name = entity.attributes[position].name
                 guard try append(value, name) else { return nil }
                 guard hasForms else { continue }
                 for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
@@ -397,9 +396,8 @@ private struct InsertLayout {
             }
             bindings.append(try ChangeSet.primaryKey(of: id, permanentIDs: permanentIDs))
             if hasEntityColumn { bindings.append(id.entityName) }
-            for (position, hasForms) in stored {
+            for (position, name, hasForms) in stored {
                 let value = insert.values[position]
-                let name = entity.attributes[position].name
                 try PostgresSaveStatements.bind(value, name, of: id, to: &bindings)
                 guard hasForms else { continue }
                 for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {

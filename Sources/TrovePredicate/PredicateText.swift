@@ -25,35 +25,45 @@ public enum PredicateText {
     /// runs of at most ``markRunLimit`` combining marks (see ``streamSafe(_:)``).
     public static func fold(_ text: String, options: StringOptions) -> String {
         guard !options.isEmpty else { return text }
-        let lowers = options.contains(.caseInsensitive)
-        func folded(_ byte: UInt8) -> UInt8 { lowers && (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+        return folds(of: text, [options])[0]
+    }
+
+    /// `text` folded with each of `optionSets` (none of them empty) in one pass: for a caller
+    /// that keeps several folds of a text (``fold(_:options:)`` of each).
+    package static func folds(of text: String, _ optionSets: [StringOptions]) -> [String] {
+        func lowered(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            work?.add(text.utf8.count)
-            guard lowers, text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
-            return String(decoding: text.utf8.map(folded), as: UTF8.self)
+            work?.add(text.utf8.count * optionSets.count)
+            guard optionSets.contains(where: { $0.contains(.caseInsensitive) }),
+                  text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return optionSets.map { _ in text } }
+            let lower = String(decoding: text.utf8.map(lowered), as: UTF8.self)
+            return optionSets.map { $0.contains(.caseInsensitive) ? lower : text }
         }
         // Mixed text: ASCII is folded byte by byte, and each stretch of non-ASCII scalars, with
         // the ASCII scalar before it (a combining mark may attach to it), goes through the
         // Unicode fold on its own. This gives the whole text's fold: an ASCII scalar neither
         // decomposes nor composes with what comes before it, and no mark reorders across it.
         let bytes = Array(text.utf8)
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
+        var results = optionSets.map { _ in [UInt8]() }
+        for k in results.indices { results[k].reserveCapacity(bytes.count) }
         var index = 0, asciiFolded = 0
         while index < bytes.count {
             if bytes[index] < 0x80, index + 1 == bytes.count || bytes[index + 1] < 0x80 {
-                result.append(folded(bytes[index]))
+                for (k, options) in optionSets.enumerated() {
+                    results[k].append(options.contains(.caseInsensitive) ? lowered(bytes[index]) : bytes[index])
+                }
                 index += 1
                 asciiFolded += 1
                 continue
             }
             var end = index + 1
             while end < bytes.count, bytes[end] >= 0x80 { end += 1 }
-            result += foldStretch(String(decoding: bytes[index..<end], as: UTF8.self), options: options).utf8
+            let stretch = String(decoding: bytes[index..<end], as: UTF8.self)
+            for (k, options) in optionSets.enumerated() { results[k] += foldStretch(stretch, options: options).utf8 }
             index = end
         }
-        work?.add(asciiFolded)
-        return String(decoding: result, as: UTF8.self)
+        work?.add(asciiFolded * optionSets.count)
+        return results.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A short stretch's fold, remembered: texts repeat the same few (`"fé"`, `" «"`), and the

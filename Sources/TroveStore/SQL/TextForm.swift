@@ -35,18 +35,18 @@ package enum TextForm: String, CaseIterable, Sendable {
     }
 
     /// Every form of `value`, in ``allCases``' order, each `.null` where it equals the value
-    /// (all of them when the value is not text). The `[cd]` fold is made once, for its form and
-    /// the sort key (folding is most of a save's time for non-ASCII text).
+    /// (all of them when the value is not text). The three folds are made in one pass, and the
+    /// sort key from the `[cd]` fold (folding is the costly part of a save's text).
     package static func values(of value: AttributeValue) -> [AttributeValue] {
         guard let text = value.text else { return allCases.map { _ in .null } }
-        let folded = PredicateText.fold(text, options: [.caseInsensitive, .diacriticInsensitive])
+        let folds = PredicateText.folds(of: text, [.caseInsensitive, .diacriticInsensitive, [.caseInsensitive, .diacriticInsensitive]])
         return allCases.map { form in
             let formed: String
             switch form {
-            case .caseFolded: formed = PredicateText.fold(text, options: .caseInsensitive)
-            case .diacriticFolded: formed = PredicateText.fold(text, options: .diacriticInsensitive)
-            case .folded: formed = folded
-            case .localizedSortKey: formed = PredicateText.localizedStandardSortKey(folded: folded)
+            case .caseFolded: formed = folds[0]
+            case .diacriticFolded: formed = folds[1]
+            case .folded: formed = folds[2]
+            case .localizedSortKey: formed = PredicateText.localizedStandardSortKey(folded: folds[2])
             }
             return formed.utf8.elementsEqual(text.utf8) ? .null : .string(formed)
         }
