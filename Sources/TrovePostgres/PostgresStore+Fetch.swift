@@ -147,8 +147,8 @@ extension PostgresStore {
 
     /// The groups, computed by one statement as on SQLite (``SQLiteStore/fetchAggregates(_:)``).
     /// The grouping selects the text forms of each text key and text `@min`/`@max` beside it, for
-    /// the having-predicate's `[c]`/`[d]` and the string sorts; other derived text has none, and
-    /// those are refused on it.
+    /// the having-predicate's `[c]`/`[d]` and the string sorts; on other computed text those are
+    /// refused.
     public func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]] {
         var inner = QueryCompiler(schema: schema, model: model, dialect: .postgres)
         let grouping = try inner.grouping(request)

@@ -67,8 +67,9 @@ public enum PredicateText {
     }
 
     /// A short stretch's fold, remembered: texts repeat the same few (`"fé"`, `" «"`), and the
-    /// Unicode fold of one costs about a microsecond, most of a save's time on PostgreSQL
-    /// (which keeps each text's folds, ``TextForm``). At most ``stretchCacheLimit`` are kept.
+    /// Unicode fold of one costs about a microsecond, a large part of a save's work on
+    /// PostgreSQL (which keeps each text's folds, ``TextForm``). At most ``stretchCacheLimit``
+    /// are kept.
     private static func foldStretch(_ stretch: String, options: StringOptions) -> String {
         guard stretch.utf8.count <= 32 else { return foldScalars(stretch, options: options) }
         let key = StretchKey(stretch: stretch, options: options)
