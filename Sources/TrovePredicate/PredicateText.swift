@@ -25,18 +25,22 @@ public enum PredicateText {
     /// runs of at most ``markRunLimit`` combining marks (see ``streamSafe(_:)``).
     public static func fold(_ text: String, options: StringOptions) -> String {
         guard !options.isEmpty else { return text }
+        // ASCII, the most common text, without the arrays of `folds(of:_:)`: SQLite calls this
+        // for every row a `[c]` compares.
+        guard text.utf8.contains(where: { $0 >= 0x80 }) else {
+            work?.add(text.utf8.count)
+            return options.contains(.caseInsensitive) ? lowered(text) : text
+        }
         return folds(of: text, [options])[0]
     }
 
     /// `text` folded with each of `optionSets` (none of them empty) in one pass: for a caller
     /// that keeps several folds of a text (``fold(_:options:)`` of each).
     package static func folds(of text: String, _ optionSets: [StringOptions]) -> [String] {
-        func lowered(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
         if text.utf8.allSatisfy({ $0 < 0x80 }) {
             work?.add(text.utf8.count * optionSets.count)
-            guard optionSets.contains(where: { $0.contains(.caseInsensitive) }),
-                  text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return optionSets.map { _ in text } }
-            let lower = String(decoding: text.utf8.map(lowered), as: UTF8.self)
+            guard optionSets.contains(where: { $0.contains(.caseInsensitive) }) else { return optionSets.map { _ in text } }
+            let lower = lowered(text)
             return optionSets.map { $0.contains(.caseInsensitive) ? lower : text }
         }
         // Mixed text: ASCII is folded byte by byte, and each stretch of non-ASCII scalars, with
@@ -64,6 +68,16 @@ public enum PredicateText {
         }
         work?.add(asciiFolded * optionSets.count)
         return results.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ASCII text with its capitals made small; the same text when it has none.
+    private static func lowered(_ text: String) -> String {
+        guard text.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return text }
+        return String(decoding: text.utf8.map(lowered), as: UTF8.self)
+    }
+
+    private static func lowered(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
     }
 
     /// A short stretch's fold, remembered: texts repeat the same few (`"fé"`, `" «"`), and the
