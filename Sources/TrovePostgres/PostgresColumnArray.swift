@@ -4,7 +4,7 @@ import PostgresNIO
 import TroveModel
 
 /// One column of a multi-row INSERT's values, sent as one array parameter in PostgreSQL's binary
-/// form: `INSERT … SELECT * FROM unnest($1::bigint[], $2::text[], …)` takes one parameter a
+/// form: `INSERT … SELECT unnest($1::bigint[]), unnest($2::text[]), …` takes one parameter a
 /// column, where `VALUES ($1, …), ($25, …)` takes one a value, and the server parses and binds
 /// such a statement about twice as fast (200,000 rows of the benchmark's photos: 8.7 s against
 /// 17.4 s, COPY 7.3 s, on a loaded machine).
@@ -90,6 +90,14 @@ struct PostgresColumnArray: PostgresDynamicTypeEncodable {
         default: return false
         }
         return true
+    }
+
+    /// Appends the elements of `other`, an array of the same element type.
+    mutating func append(contentsOf other: PostgresColumnArray) {
+        var bytes = other.elements
+        elements.writeBuffer(&bytes)
+        count += other.count
+        hasNull = hasNull || other.hasNull
     }
 
     mutating func appendNull() {

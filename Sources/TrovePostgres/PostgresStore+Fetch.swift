@@ -181,28 +181,42 @@ extension PostgresStore {
     }
 
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
-        guard !keys.isEmpty, !attributes.isEmpty else { return [] }
-        let layout = try schema.layout(of: entity.name)
-        let plan = try readPlan(for: layout)
-        let selection = plan.selections.t
-        let columns = "(" + attributes.map { "\"t\".\(quoted($0))" }.joined(separator: ", ") + ")"
-        var rows: [RowSnapshot] = []
-        for start in stride(from: 0, to: keys.count, by: 500) {
-            let slice = keys[start..<min(start + 500, keys.count)]
-            var values: [AttributeValue] = []
-            var tuples: [String] = []
-            for key in slice {
-                let first = values.count + 1
-                values += key
-                tuples.append("(" + (first..<(first + key.count)).map { "$\($0)" }.joined(separator: ", ") + ")")
+        try run("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
+            let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
+            var rows: [RowSnapshot] = []
+            for statement in lookup.statements {
+                for row in try query(statement).rows {
+                    rows.append(try lookup.plan.snapshot(from: row, defaultEntity: lookup.defaultEntity))
+                }
             }
-            let sql = "SELECT \(selection) FROM \(quoted(layout.table)) AS \"t\" WHERE \(columns) IN (\(tuples.joined(separator: ", ")))"
-            rows += try snapshots("finding \(entity.name) by \(attributes.joined(separator: ", "))", plan: plan, sql: sql, values,
-                                  defaultEntity: layout.entity.name)
+            return rows
         }
-        return rows
     }
 
+    /// The statements reading the rows of `entity`'s hierarchy whose `attributes` hold one of
+    /// `keys`, 500 keys a statement, their values bound; none when there is nothing to find.
+    func keyLookup(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws
+        -> (plan: PostgresReadPlan, defaultEntity: String, statements: [PostgresQuery]) {
+        let layout = try schema.layout(of: entity.name)
+        let plan = try readPlan(for: layout)
+        guard !attributes.isEmpty else { return (plan, layout.entity.name, []) }
+        let selection = plan.selections.t
+        let columns = "(" + attributes.map { "\"t\".\(quoted($0))" }.joined(separator: ", ") + ")"
+        var statements: [PostgresQuery] = []
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            var bindings = PostgresBindings()
+            var tuples: [String] = []
+            var parameter = 0
+            for key in keys[start..<min(start + 500, keys.count)] {
+                for value in key { try PostgresValues.bind(value, to: &bindings) }
+                tuples.append("(" + ((parameter + 1)...(parameter + key.count)).map { "$\($0)" }.joined(separator: ", ") + ")")
+                parameter += key.count
+            }
+            let sql = "SELECT \(selection) FROM \(quoted(layout.table)) AS \"t\" WHERE \(columns) IN (\(tuples.joined(separator: ", ")))"
+            statements.append(PostgresQuery(unsafeSQL: sql, binds: bindings))
+        }
+        return (plan, layout.entity.name, statements)
+    }
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {
         var byTable: [String: (layout: StoreSchema.EntityLayout, keys: [Int64])] = [:]

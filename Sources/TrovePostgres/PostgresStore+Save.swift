@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 public import TroveModel
 public import TroveStore
@@ -28,15 +29,24 @@ extension PostgresStore {
     }
 
     /// Takes a primary key for each insert from its table's sequence, in the change set's
-    /// order, and returns the inserts' permanent IDs. Callers hold `lock`.
+    /// order, and returns the inserts' permanent IDs: one statement, an array of keys a table.
+    /// Callers hold `lock`.
     private func takeKeys(for inserts: [ChangeSet.Insert]) throws -> [ObjectID: ObjectID] {
         var counts: [String: Int] = [:]
         for insert in inserts { counts[insert.objectID.rootEntityName, default: 0] += 1 }
+        let tables = counts.sorted { $0.key < $1.key }
         var keys: [String: [Int64]] = [:]
-        for (table, count) in counts.sorted(by: { $0.key < $1.key }) {
-            let rows = try query("SELECT nextval($1::regclass) FROM generate_series(1, $2)",
-                                 [.string(quoted(Self.sequence(of: table))), .integer(Int64(count))]).rows
-            keys[table] = try rows.map { try $0.decode(Int64.self) }.reversed()
+        if !tables.isEmpty {
+            var arguments: [AttributeValue] = []
+            var columns: [String] = []
+            for (table, count) in tables {
+                arguments += [.string(quoted(Self.sequence(of: table))), .integer(Int64(count))]
+                columns.append("array(SELECT nextval($\(arguments.count - 1)::regclass) FROM generate_series(1, $\(arguments.count)))")
+            }
+            let cells = try query("SELECT " + columns.joined(separator: ", "), arguments).rows.first.map(Array.init) ?? []
+            for ((table, _), cell) in zip(tables, cells) {
+                keys[table] = try cell.decode([Int64].self).reversed()
+            }
         }
         var permanentIDs: [ObjectID: ObjectID] = [:]
         permanentIDs.reserveCapacity(inserts.count)
@@ -292,7 +302,7 @@ private struct InsertLayout {
     let elements: [PostgresColumnArray.Element]
     /// `INSERT INTO … (…) VALUES `
     let head: String
-    /// `INSERT INTO … (…) SELECT * FROM unnest($1::bigint[], …)`
+    /// `INSERT INTO … (…) SELECT unnest($1::bigint[]), …`
     let arrayHead: String
 
     init(_ layout: StoreSchema.EntityLayout, schema: StoreSchema) throws {
@@ -330,13 +340,45 @@ private struct InsertLayout {
         self.foreignKeys = foreignKeys
         let into = "INSERT INTO \(quoted(layout.table)) (\(columns.map(quoted).joined(separator: ", ")))"
         head = into + " VALUES "
-        arrayHead = into + " SELECT * FROM unnest(" + elements.enumerated().map { "$\($0.offset + 1)\($0.element.sqlCast)" }.joined(separator: ", ") + ")"
+        // Each array unnested in the select list: the server steps through them together, where
+        // `SELECT * FROM unnest($1, $2, …)` first copies every row into a tuple store (200,000
+        // rows of the benchmark's photos in 200 statements: 2.6 s of the server's time against 3.2 s).
+        arrayHead = into + " SELECT " + elements.enumerated().map { "unnest($\($0.offset + 1)\($0.element.sqlCast))" }.joined(separator: ", ")
     }
 
     /// The INSERT of `rows` (indexes into `inserts`) with one array parameter a column, its
     /// values bound; `nil` when a value is not of its column's element type (then
     /// ``statement(_:of:permanentIDs:)`` makes the INSERT).
-    func arrayStatement(_ rows: some Collection<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery? {
+    ///
+    /// The two halves of many rows are made at once: folding text is most of a save's own
+    /// work, and while it runs the server waits and the importer's reading thread mostly does.
+    func arrayStatement(_ rows: ArraySlice<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery? {
+        let halves = rows.count < Self.rowsToSplit ? [rows] : [rows.prefix(rows.count / 2), rows.dropFirst(rows.count / 2)]
+        let made = Locked<[Result<[PostgresColumnArray]?, any Error>?]>(Array(repeating: nil, count: halves.count))
+        DispatchQueue.concurrentPerform(iterations: halves.count) { half in
+            let result = Result { try self.arrays(halves[half], of: inserts, permanentIDs: permanentIDs) }
+            made.withLock { $0[half] = result }
+        }
+        var arrays: [PostgresColumnArray] = []
+        for result in made.withLock({ $0 }) {
+            guard let half = try result?.get() else { return nil }
+            if arrays.isEmpty {
+                arrays = half
+            } else {
+                for column in arrays.indices { arrays[column].append(contentsOf: half[column]) }
+            }
+        }
+        var bindings = PostgresBindings(capacity: arrays.count)
+        for array in arrays { bindings.append(array) }
+        return PostgresQuery(unsafeSQL: arrayHead, binds: bindings)
+    }
+
+    /// Below this many rows, ``arrayStatement(_:of:permanentIDs:)`` makes them on one thread.
+    static let rowsToSplit = 256
+
+    /// The array parameters of `rows`' INSERT, one a column; `nil` when a value is not of its
+    /// column's element type.
+    private func arrays(_ rows: ArraySlice<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> [PostgresColumnArray]? {
         var arrays = elements.map { PostgresColumnArray($0, capacity: rows.count) }
         for row in rows {
             let insert = inserts[row]
@@ -377,9 +419,7 @@ private struct InsertLayout {
                 column += 1
             }
         }
-        var bindings = PostgresBindings(capacity: arrays.count)
-        for array in arrays { bindings.append(array) }
-        return PostgresQuery(unsafeSQL: arrayHead, binds: bindings)
+        return arrays
     }
 
     /// The INSERT of `rows` (indexes into `inserts`), its values bound.

@@ -18,7 +18,8 @@ public import TroveStore
 ///
 /// Calls block their thread until the server answers, as ``SQLiteStore``'s block on the disk:
 /// use the store from a context's executor (never from a SwiftNIO event loop). One store holds
-/// one connection and runs one statement at a time.
+/// one connection and runs one statement at a time; an import opens a second one, to read the
+/// next batch's rows ahead (``fetchAhead(_:attributes:keys:)``).
 public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @unchecked: `connection` is used only under `lock`.
     public let model: Model
     /// Where the store lives (its description never shows the password).
@@ -33,6 +34,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// saves inside its body.
     let lock = NSRecursiveLock()
     private let connection: PostgresConnection
+    /// The second connection, opened on first use, on which an import reads the rows of its
+    /// next batch (``fetchAhead(_:attributes:keys:)``) while `connection` saves the batch before.
+    let aheadConnection = Locked<PostgresConnection?>(nil)
     static let logger: Logger = {
         var logger = Logger(label: "trove.postgres")
         logger.logLevel = .warning
@@ -97,7 +101,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     }
 
     deinit {
-        try? connection.close().wait()  // Nothing is pending; a close that fails leaves nothing behind.
+        // Nothing is pending; a close that fails leaves nothing behind.
+        try? connection.close().wait()
+        aheadConnection.withLock { try? $0?.close().wait() }
     }
 
     // MARK: Connection
@@ -267,11 +273,15 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         try run("reading the metadata of \(location)") { try Self.readMetadata(connection) ?? [:] }
     }
 
+    /// The token of the last save committed. Read on the second connection once an import
+    /// opened it (``fetchAhead(_:attributes:keys:)``), so that reading ahead never waits for a
+    /// save in progress; either connection sees every save committed before the call.
     public func changeToken() throws -> StoreChangeToken {
-        try run("reading the change token of \(location)") {
-            let row = try query("SELECT counter FROM \(quoted(Self.changesTable))").rows.first
-            return StoreChangeToken(storeID: storeID, version: try row?.decode(Int64.self) ?? 0)
-        }
+        let sql = PostgresQuery(unsafeSQL: "SELECT counter FROM \(quoted(Self.changesTable))")
+        let row = try Self.run("reading the change token of \(location)", location: location) {
+            try aheadConnection.withLock { try $0.map { try $0.query(sql, logger: Self.logger).wait().rows.first } }
+        } ?? run("reading the change token of \(location)") { try query(sql).rows.first }
+        return StoreChangeToken(storeID: storeID, version: try row?.decode(Int64.self) ?? 0)
     }
 
     /// The server's version, as `SHOW server_version` gives it (`16.4`, or with the

@@ -51,6 +51,7 @@ public enum StoreConformance {
         Check(name: "aggregate requests give SQLite's groups", body: aggregateRequests),
         Check(name: "relationships are read and prefetched as on SQLite", body: relationships),
         Check(name: "change tokens see every commit, another instance's included", body: changeTokens),
+        Check(name: "rows found by key before writing, and read ahead, are the rows saved", body: rowsByKey),
         Check(name: "metadata is written in its save's transaction", body: metadata),
         Check(name: "a streamed import saves checkpoints with its chunks and resumes exactly", body: importCheckpoints),
     ]
@@ -235,6 +236,36 @@ public enum StoreConformance {
         try context.save()
         try expect(try store.hasChanged(since: beforeOwn), "the store's own save does not change the token")
         try expect(try !context.refreshIfStoreChanged(), "a context takes its own save for another's")
+    }
+
+    private static func rowsByKey(_ fixture: Fixture, _ report: inout Report) throws {
+        let store = try fixture.open(try SampleModels.photos())
+        let context = try Container(store: store).newBackgroundContext()
+        for index in 0..<1_200 {
+            let photo = try context.insert("Photo")
+            try photo.setValue("p\(index)", forKey: "id")
+            try photo.setValue("Café \(index % 7)", forKey: "title")
+        }
+        try context.save()
+        guard let photo = store.model.entity(named: "Photo") else { throw ConformanceFailure("the photos model has no Photo") }
+        // More keys than one statement takes, some of them missing; then pairs, some not matching.
+        let ids = (0..<1_100).map { [AttributeValue.string("p\($0 * 7 % 1_200)")] } + (0..<100).map { [.string("missing \($0)")] }
+        let pairs = (0..<600).map { [AttributeValue.string("p\($0)"), .string("Café \($0 % 7 == 3 ? 4 : $0 % 7)")] }
+        for (attributes, keys, expected) in [(["id"], ids, 1_100), (["id", "title"], pairs, (0..<600).filter { $0 % 7 != 3 }.count)] {
+            let found = try store.fetchBeforeWriting(photo, attributes: attributes, keys: keys)
+            try expect(found.count == expected && Set(found.map(\.objectID)).count == expected,
+                       "finding photos by \(attributes) before writing gave \(found.count) rows, not \(expected)")
+            let saved = try context.fetch("Photo").map(\.objectID)
+            try expect(Set(found.map(\.objectID)).isSubset(of: Set(saved)), "finding photos by \(attributes) gave rows that were not saved")
+            guard let bulk = store as? any BulkWritingStore else { continue }
+            let ahead = try bulk.fetchAhead(photo, attributes: attributes, keys: keys)
+            try expect(Set(ahead) == Set(found), "reading photos by \(attributes) ahead gave other rows than finding them before writing")
+        }
+        // Once rows were read ahead, the change token still sees the store's own saves.
+        let before = try store.changeToken()
+        try context.insert("Photo").setValue("after", forKey: "id")
+        try context.save()
+        try expect(try store.hasChanged(since: before), "after reading ahead, a save does not change the token")
     }
 
     private static func metadata(_ fixture: Fixture, _ report: inout Report) throws {

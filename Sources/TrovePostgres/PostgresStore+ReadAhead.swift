@@ -1,0 +1,44 @@
+import PostgresNIO
+public import TroveModel
+public import TroveStore
+
+extension PostgresStore: BulkWritingStore {
+    /// The rows ``fetchBeforeWriting(_:attributes:keys:)`` reads, read on the store's second
+    /// connection (opened on first use), so that they are read while this store's connection
+    /// saves. All of them are as of one moment: one read-only transaction reads every slice.
+    /// Once that connection is open, ``changeToken()`` reads on it too.
+    public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
+        try Self.run("finding \(entity.name) by \(attributes.joined(separator: ", ")) ahead", location: location) {
+            let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
+            guard !lookup.statements.isEmpty else { return [] }
+            return try aheadConnection.withLock { connection in
+                let connection = try connection ?? { () throws -> PostgresConnection in
+                    let opened = try Self.connect(to: location)
+                    connection = opened
+                    return opened
+                }()
+                let single = lookup.statements.count == 1
+                if !single { _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger).wait() }
+                do {
+                    var rows: [RowSnapshot] = []
+                    for statement in lookup.statements {
+                        for row in try connection.query(statement, logger: Self.logger).wait().rows {
+                            rows.append(try lookup.plan.snapshot(from: row, defaultEntity: lookup.defaultEntity))
+                        }
+                    }
+                    if !single { _ = try connection.query("COMMIT", logger: Self.logger).wait() }
+                    return rows
+                } catch {
+                    // The read's error is the one to report; a read-only transaction changes nothing.
+                    if !single { _ = try? connection.query("ROLLBACK", logger: Self.logger).wait() }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body`: a PostgreSQL store has nothing to set for a run of saves.
+    public func bulkWriting<T>(_ body: () throws -> T) throws -> T {
+        try body()
+    }
+}
