@@ -27,8 +27,9 @@ extension ObjectContext {
     /// When deleting needs the objects — an ``ObjectHooks/prepareForDeletion(of:_:)`` hook, or a
     /// class whose ``EntityClass/needsObjectsInBatchRequests`` is `true`, for an entity the
     /// delete may reach — the objects are fetched and deleted through a context and saved, and
-    /// the result's ``BatchResult/usedObjects`` says so. So does a store that has no batch
-    /// writes (it throws ``StoreError/Code/unsupportedFormat``: the PostgreSQL store, for now).
+    /// the result's ``BatchResult/usedObjects`` says so. So does a store that cannot run the
+    /// delete at once (it throws ``StoreError/Code/unsupportedFormat``: the PostgreSQL store, when
+    /// a delete rule reaches other rows).
     ///
     /// A batch delete does not check relationship rules (`optional`, `minCount`) of the objects
     /// it unlinks, as Core Data's does not.
@@ -51,7 +52,8 @@ extension ObjectContext {
         do {
             written = try store.batchDelete(query)
         } catch let error as StoreError where error.code == .unsupportedFormat {
-            // A store without batch writes (PostgreSQL's, for now) deletes through objects.
+            // A store that cannot run this delete in one statement (PostgreSQL's, when a delete
+            // rule reaches other rows) deletes through objects.
             return try deleteObjects()
         } catch let denied as DeniedDeleteError {
             throw ValidationError(failures: [ValidationError.Failure(
@@ -107,7 +109,7 @@ extension ObjectContext {
         do {
             written = try store.batchUpdate(query, values: values)
         } catch let error as StoreError where error.code == .unsupportedFormat {
-            // A store without batch writes (PostgreSQL's, for now) updates through objects.
+            // A store without batch updates updates through objects.
             return try updateObjects()
         }
         let matched = written.matched.allIDs

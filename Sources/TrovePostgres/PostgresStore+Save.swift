@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-public import TroveModel
+import TroveModel
 public import TroveStore
 
 extension PostgresStore {
@@ -19,13 +19,17 @@ extension PostgresStore {
         return try transaction(doing) {
             let versions = try statements.write(on: self)
             try writeMetadata(changes.metadata)
-            // Under the write lock: the counter moves by exactly this save.
-            let row = try query("UPDATE \(quoted(Self.changesTable)) SET \"counter\" = \"counter\" + 1 RETURNING \"counter\"").rows.first
-            let after = try row?.decode(Int64.self) ?? 0
+            let after = try raiseCounter()
             return SaveResult(permanentIDs: permanentIDs, versions: versions,
                               changeTokenBefore: StoreChangeToken(storeID: storeID, version: after - 1),
                               changeTokenAfter: StoreChangeToken(storeID: storeID, version: after))
         }
+    }
+
+    /// Raises the change counter by one and returns it. Callers run it last in a write's
+    /// transaction, under the write lock: the counter moves by exactly that write.
+    func raiseCounter() throws -> Int64 {
+        try query("UPDATE \(quoted(Self.changesTable)) SET \"counter\" = \"counter\" + 1 RETURNING \"counter\"").rows.first?.decode(Int64.self) ?? 0
     }
 
     /// Takes a primary key for each insert from its table's sequence, in the change set's
@@ -463,18 +467,3 @@ private struct InsertLayout {
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 }
-
-extension PostgresStore {
-    /// Not on PostgreSQL yet: throws ``StoreError/Code/unsupportedFormat``, and a context's
-    /// batch request then deletes through objects (its result's `usedObjects` says so).
-    public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
-        throw StoreError(.unsupportedFormat, "batch deletes do not run on PostgreSQL yet; delete the objects through a context")
-    }
-
-    /// Not on PostgreSQL yet: throws ``StoreError/Code/unsupportedFormat``, and a context's
-    /// batch request then updates through objects (its result's `usedObjects` says so).
-    public func batchUpdate(_ query: StoreQuery, values: [Int: AttributeValue]) throws -> BatchWriteResult {
-        throw StoreError(.unsupportedFormat, "batch updates do not run on PostgreSQL yet; update the objects through a context")
-    }
-}
-

@@ -53,7 +53,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// first, rows a `nullify` rule unlinks get a new version (when they hold the link), and
     /// links to the deleted rows are removed. All of it or, on any error, nothing.
     /// - Throws: ``DeniedDeleteError`` when a `deny` rule refuses (nothing is deleted);
-    ///   ``StoreError`` when the store fails.
+    ///   ``StoreError`` `.unsupportedFormat` when the store cannot run this delete at once (a
+    ///   context then deletes through objects); ``StoreError`` when the store fails.
     func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult
 
     /// Sets the attributes at the positions of `values` (of the query's entity, already checked

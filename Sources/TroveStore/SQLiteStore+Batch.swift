@@ -14,37 +14,9 @@ public import TroveModel
 extension SQLiteStore {
     public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
         try batchWrite("deleting \(query.entity.name) objects in a batch") { db in
-            guard try deleteRulesNeedRows(query) else { return try deleteDirectly(query, in: db) }
+            guard try schema.deleteRulesNeedRows(query, in: model) else { return try deleteDirectly(query, in: db) }
             var batch = BatchDelete(store: self, db: db)
             return try batch.run(query)
-        }
-    }
-
-    /// Whether a delete rule of the entities whose rows `query` may select needs the rows to
-    /// delete gathered first: a `cascade` or `deny` rule, or a `nullify` rule that raises
-    /// versions on the other side (see ``nullifyRaisesVersions(_:)``).
-    private func deleteRulesNeedRows(_ query: StoreQuery) throws -> Bool {
-        let entities = [query.entity] + (query.includesSubentities ? query.entity.subentityNames.compactMap { model.entity(named: $0) } : [])
-        for entity in entities {
-            for relationship in entity.relationships {
-                switch relationship.deleteRule {
-                case .cascade, .deny: return true
-                case .nullify: if try nullifyRaisesVersions(relationship) { return true }
-                case .noAction: continue
-                }
-            }
-        }
-        return false
-    }
-
-    /// Whether emptying `relationship` (a `nullify` rule) changes the rows on the other side, as
-    /// a save through objects writes them: when the inverse link is kept in those rows' own
-    /// foreign-key column, or in join rows they own.
-    fileprivate func nullifyRaisesVersions(_ relationship: Relationship) throws -> Bool {
-        guard let inverseName = relationship.inverse, let destination = model.entity(named: relationship.destination) else { return false }
-        switch try schema.storage(of: inverseName, in: destination) {
-        case .foreignKey, .joinTable(_, true): return true
-        case .inverseForeignKey, .joinTable(_, false): return false
         }
     }
 
@@ -157,13 +129,7 @@ extension SQLiteStore {
                 if let entity = last?.entity { result.matched.append(key, of: entity) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            let unique = query.entity.uniqueBy.filter { !Set($0).isDisjoint(with: names) }
-            let keys = unique.map { $0.joined(separator: ", ") }.joined(separator: "; ")
-            throw StoreError(.constraintViolation, """
-                the batch update of \(query.entity.name) sets \(names.joined(separator: ", ")), which would give two objects \
-                the same unique key (\(keys.isEmpty ? error.message ?? "a constraint failed" : keys)); nothing was written: \
-                narrow the predicate to one object, or set values that stay unique
-                """)
+            throw StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: names, detail: error.message)
         }
         return result
     }
@@ -188,24 +154,39 @@ extension SQLiteStore {
 public struct BatchWriteResult: Sendable {
     /// The rows the request's predicate selected and that were updated or deleted (a batch
     /// update leaves out those that already held the new values).
-    public internal(set) var matched: ObjectIDList
+    public package(set) var matched: ObjectIDList
     /// The rows deleted because a `cascade` rule reached them (empty for an update).
-    public internal(set) var cascaded: ObjectIDList
+    public package(set) var cascaded: ObjectIDList
     /// The rows not deleted whose relationship to a deleted row was emptied, and whose version
     /// was raised (as a save through objects raises it: when the row or its join rows hold the
     /// link).
-    public internal(set) var nullified: ObjectIDList
+    public package(set) var nullified: ObjectIDList
     /// The store's ``StoreChangeToken`` just before the write's transaction began (see
     /// ``SaveResult/changeTokenBefore``).
-    public internal(set) var changeTokenBefore: StoreChangeToken?
+    public package(set) var changeTokenBefore: StoreChangeToken?
     /// The store's ``StoreChangeToken`` just after the write committed (see
     /// ``SaveResult/changeTokenAfter``).
-    public internal(set) var changeTokenAfter: StoreChangeToken?
+    public package(set) var changeTokenAfter: StoreChangeToken?
 
-    init(entity: Entity) {
+    package init(entity: Entity) {
         matched = ObjectIDList(entity: entity)
         cascaded = ObjectIDList(entity: entity)
         nullified = ObjectIDList(entity: entity)
+    }
+}
+
+extension StoreError {
+    /// The error of a batch update that would give two objects of `entity` the same unique key
+    /// by setting `names`; `detail` is the store's own message, said when no unique key of the
+    /// entity holds one of `names`.
+    package static func repeatedKey(inBatchUpdateOf entity: Entity, setting names: [String], detail: String?) -> StoreError {
+        let unique = entity.uniqueBy.filter { !Set($0).isDisjoint(with: names) }
+        let keys = unique.map { $0.joined(separator: ", ") }.joined(separator: "; ")
+        return StoreError(.constraintViolation, """
+            the batch update of \(entity.name) sets \(names.joined(separator: ", ")), which would give two objects \
+            the same unique key (\(keys.isEmpty ? detail ?? "a constraint failed" : keys)); nothing was written: \
+            narrow the predicate to one object, or set values that stay unique
+            """)
     }
 }
 
@@ -346,7 +327,7 @@ private struct BatchDelete {
     /// raise: those that keep the inverse link in their own row, or in join rows they own.
     private func unlinkNullified(from kinds: [(table: String, entity: Entity)]) throws {
         for (table, entity) in kinds {
-            for relationship in entity.relationships where try relationship.deleteRule == .nullify && store.nullifyRaisesVersions(relationship) {
+            for relationship in entity.relationships where try relationship.deleteRule == .nullify && store.schema.nullifyRaisesVersions(relationship, in: store.model) {
                 let link = try links(of: relationship, from: entity, table: table, round: nil)
                 try db.execute(sql: "INSERT OR IGNORE INTO \(Self.unlinked) (tbl, pk, entity) SELECT DISTINCT \(sqlStringLiteral(link.destinationTable)), \(link.destination), \(link.destinationEntity) \(link.from)"
                     + " AND \(link.destination) NOT IN (SELECT pk FROM \(Self.rows) WHERE tbl = \(sqlStringLiteral(link.destinationTable)))")

@@ -182,6 +182,35 @@ package struct StoreSchema: Sendable {
         return storage
     }
 
+    /// Whether a delete rule of the entities whose rows `query` may select needs the rows to
+    /// delete gathered first: a `cascade` or `deny` rule, or a `nullify` rule that raises
+    /// versions on the other side (see ``nullifyRaisesVersions(_:in:)``). Without one, a batch
+    /// delete is one `DELETE`, the schema's foreign-key actions doing the rest.
+    package func deleteRulesNeedRows(_ query: StoreQuery, in model: Model) throws -> Bool {
+        let entities = [query.entity] + (query.includesSubentities ? query.entity.subentityNames.compactMap { model.entity(named: $0) } : [])
+        for entity in entities {
+            for relationship in entity.relationships {
+                switch relationship.deleteRule {
+                case .cascade, .deny: return true
+                case .nullify: if try nullifyRaisesVersions(relationship, in: model) { return true }
+                case .noAction: continue
+                }
+            }
+        }
+        return false
+    }
+
+    /// Whether emptying `relationship` (a `nullify` rule) changes the rows on the other side, as
+    /// a save through objects writes them: when the inverse link is kept in those rows' own
+    /// foreign-key column, or in join rows they own.
+    package func nullifyRaisesVersions(_ relationship: Relationship, in model: Model) throws -> Bool {
+        guard let inverseName = relationship.inverse, let destination = model.entity(named: relationship.destination) else { return false }
+        switch try storage(of: inverseName, in: destination) {
+        case .foreignKey, .joinTable(_, true): return true
+        case .inverseForeignKey, .joinTable(_, false): return false
+        }
+    }
+
     /// How to read the objects `relationship` reaches from rows of `source`, in every store: the
     /// owner's key (to select first), a FROM clause naming the related rows `d`, and their
     /// order (an ordered relationship's positions, otherwise stored order).

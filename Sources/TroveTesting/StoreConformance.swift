@@ -52,6 +52,7 @@ public enum StoreConformance {
         Check(name: "relationships are read and prefetched as on SQLite", body: relationships),
         Check(name: "change tokens see every commit, another instance's included", body: changeTokens),
         Check(name: "rows found by key before writing, and read ahead, are the rows saved", body: rowsByKey),
+        Check(name: "batch updates and deletes change what SQLite's change, versions and text forms included", body: batchWrites),
         Check(name: "metadata is written in its save's transaction", body: metadata),
         Check(name: "a streamed import saves checkpoints with its chunks and resumes exactly", body: importCheckpoints),
     ]
@@ -266,6 +267,69 @@ public enum StoreConformance {
         try context.insert("Photo").setValue("after", forKey: "id")
         try context.save()
         try expect(try store.hasChanged(since: before), "after reading ahead, a save does not change the token")
+    }
+
+    private static func batchWrites(_ fixture: Fixture, _ report: inout Report) throws {
+        let directory = try TemporaryDirectory()
+        let model = try SampleModels.photos()
+        let contexts = [try Container(store: SQLiteStore(url: directory.file("reference.trove"), model: model)).newBackgroundContext(),
+                        try Container(store: fixture.open(model)).newBackgroundContext()]
+        for context in contexts {
+            let owners = try ["a", "b", "c"].map { id in
+                let owner = try context.insert("Photographer")
+                try owner.setValue(id, forKey: "id")
+                return owner
+            }
+            for index in 0..<30 {
+                let photo = try context.insert("Photo")
+                try photo.setValue("p\(index)", forKey: "id")
+                try photo.setValue("Photo \(index)", forKey: "title")
+                try photo.setValue(Int64(index), forKey: "views")
+                _ = try photo.setRelatedObject(owners[index % 3], forKey: "whoTook")
+            }
+            try context.save()
+        }
+        func update(_ format: String, _ values: [String: AttributeValue]) throws -> BatchUpdateRequest {
+            BatchUpdateRequest(entityName: "Photo", predicate: try ObjectPredicate(format: format), values: values)
+        }
+        // Each step on both stores, then what it matched and what the photos hold, compared.
+        func step(_ name: String, _ body: (ObjectContext) throws -> [ObjectID]) throws {
+            var seen: [String] = []
+            for context in contexts {
+                let photos = try context.fetch("Photo", where: "views >= 0")
+                let label = Dictionary(uniqueKeysWithValues: zip(photos.map(\.objectID), try labels(photos)))
+                let matched = try body(context).map { label[$0] ?? "\($0)" }.sorted()
+                context.reset()
+                let reader = try Container(store: context.store).newBackgroundContext()
+                // Each row's id, title and views (the first, second and fourth attributes) and version.
+                let rows = try context.store.rows(for: reader.fetch("Photo", where: "views >= 0").map(\.objectID)).map { row in
+                    "\(row.values[0]) \(row.values[1]) \(row.values[3]) v\(row.version)"
+                }.sorted()
+                let found = try labels(reader.fetch("Photo", where: "title ==[cd] %@", "POPULAR E")).sorted()
+                seen.append("matched \(matched), [cd] found \(found), rows \(rows)")
+            }
+            try expect(seen[0] == seen[1], "\(name): SQLite \(seen[0]), this store \(seen[1])")
+        }
+        try step("a batch update through a relationship") { context in
+            try context.execute(update("views > 10 AND whoTook.id == 'a'", ["title": .string("Popular É")])).objectIDs
+        }
+        try step("a batch update leaving rows that hold the value") { context in
+            try context.execute(update("views < 5", ["views": .integer(2)])).objectIDs
+        }
+        try step("a batch delete") { context in
+            try context.execute(BatchDeleteRequest(entityName: "Photo", where: "views >= 25 OR title BEGINSWITH[c] 'photo 1'")).objectIDs
+        }
+        let store = contexts[1].store
+        let before = try store.changeToken()
+        do {
+            try contexts[1].execute(update("views == 2", ["id": .string("same")]))
+            throw ConformanceFailure("a batch update giving two photos the same unique id succeeded")
+        } catch let error as StoreError {
+            try expect(error.code == .constraintViolation && error.message.contains("unique key"),
+                       "a batch update repeating a unique key failed with \(error.code) \"\(error.message)\", not a constraintViolation naming the key")
+        }
+        try expect(try !store.hasChanged(since: before), "a batch update refused for a duplicate key moved the change token")
+        try step("nothing, after the refused update") { _ in [] }
     }
 
     private static func metadata(_ fixture: Fixture, _ report: inout Report) throws {

@@ -86,14 +86,14 @@ package struct QueryCompiler {
 
     /// The condition of `query` (its window ignored) on its table as `t`, for an `UPDATE` or a
     /// `DELETE` of that table, which cannot join: `nil` when its key paths need joins.
-    mutating func conditions(for query: StoreQuery) throws -> String? {
+    package mutating func conditions(for query: StoreQuery) throws -> String? {
         let layout = try schema.layout(of: query.entity.name)
         var conditions = start(at: layout, includesSubentities: query.includesSubentities)
         if let predicate = query.predicate {
             conditions.append(try compile(predicate.root))
         }
         guard scopes[0].joins.isEmpty else { return nil }
-        return conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        return conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND ")
     }
 
     /// `SELECT … FROM … WHERE … GROUP BY …` computing an aggregate request's groups: a row per

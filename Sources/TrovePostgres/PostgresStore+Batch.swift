@@ -1,0 +1,97 @@
+import PostgresNIO
+public import TroveModel
+public import TroveStore
+
+/// Batch updates and deletes: one statement over the rows a predicate selects, in one
+/// transaction under the write lock, as ``SQLiteStore`` runs them (Core Data's batch requests).
+extension PostgresStore {
+    /// Deletes the rows `query` selects with one `DELETE`; the schema's foreign-key actions null
+    /// the to-one columns and remove the join rows that pointed at them.
+    ///
+    /// When a delete rule needs the rows gathered first — a `cascade` or `deny` rule, or a
+    /// `nullify` rule that raises the versions of rows on the other side — it throws
+    /// ``StoreError/Code/unsupportedFormat``, and a context's batch request then deletes through
+    /// objects (its result's `usedObjects` says so).
+    public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
+        guard try !schema.deleteRulesNeedRows(query, in: model) else {
+            throw StoreError(.unsupportedFormat, "batch deletes that delete rules carry to other rows do not run on PostgreSQL yet; delete the objects through a context")
+        }
+        let layout = try schema.layout(of: query.entity.name)
+        let (condition, arguments) = try matching(query, layout: layout)
+        return try batchWrite("deleting \(query.entity.name) objects in a batch", layout: layout,
+                              sql: "DELETE FROM \(quoted(layout.table)) AS \"t\" WHERE \(condition) RETURNING \(returning(layout))",
+                              arguments)
+    }
+
+    /// Sets `values` (by attribute position) in the rows `query` selects that hold other
+    /// values, their text forms too, and raises those rows' versions, with one `UPDATE`.
+    /// - Throws: ``StoreError/Code/constraintViolation`` when the values would give two objects
+    ///   the same unique key; nothing is written then.
+    public func batchUpdate(_ query: StoreQuery, values: [Int: AttributeValue]) throws -> BatchWriteResult {
+        let layout = try schema.layout(of: query.entity.name)
+        guard !values.isEmpty else { return BatchWriteResult(entity: layout.entity) }
+        let (condition, arguments) = try matching(query, layout: layout)
+        var assignments: [String] = []
+        var differs: [String] = []
+        var bound = arguments
+        func parameter(_ value: AttributeValue) -> String {
+            bound.append(value)
+            return "$\(bound.count)"
+        }
+        let changed = values.sorted { $0.key < $1.key }.map { (query.entity.attributes[$0.key], $0.value) }
+        for (attribute, value) in changed {
+            let marker = parameter(value)
+            assignments.append("\(quoted(attribute.name)) = \(marker)")
+            differs.append("\"t\".\(quoted(attribute.name)) IS DISTINCT FROM \(marker)")
+            guard TextForm.applies(to: attribute.type) else { continue }
+            for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                assignments.append("\(quoted(form.column(of: attribute.name))) = \(parameter(formed))")
+            }
+        }
+        let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments.joined(separator: ", ")), \"_version\" = \"t\".\"_version\" + 1"
+            + " WHERE \(condition) AND (\(differs.joined(separator: " OR "))) RETURNING \(returning(layout))"
+        do {
+            return try batchWrite("updating \(query.entity.name) objects in a batch", layout: layout, sql: sql, bound)
+        } catch let error as StoreError where error.code == .constraintViolation {
+            throw StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: changed.map(\.0.name), detail: error.message)
+        }
+    }
+
+    /// Runs `sql` — a `DELETE` or an `UPDATE` returning its rows' keys (``returning(_:)``) — in
+    /// one transaction under the write lock that raises the change counter, as a save does.
+    private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, sql: String, _ arguments: [AttributeValue]) throws -> BatchWriteResult {
+        var result = BatchWriteResult(entity: layout.entity)
+        let counter = try transaction(doing) {
+            for row in try query(sql, arguments).rows {
+                guard layout.hasEntityColumn else {
+                    result.matched.append(try row.decode(Int64.self))
+                    continue
+                }
+                let (key, name) = try row.decode((Int64, String).self)
+                guard let entity = model.entity(named: name) else {
+                    throw StoreError(.corruptValue, "\(doing): row \(key) of table \(layout.table) names entity '\(name)', which the model lacks")
+                }
+                result.matched.append(key, of: entity)
+            }
+            return try raiseCounter()
+        }
+        result.changeTokenBefore = StoreChangeToken(storeID: storeID, version: counter - 1)
+        result.changeTokenAfter = StoreChangeToken(storeID: storeID, version: counter)
+        return result
+    }
+
+    /// The condition selecting the rows of `query` in a statement on its table as `t` (its own
+    /// condition, or `_pk IN` the fetch's when its key paths need joins), and its arguments.
+    private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout) throws -> (String, [AttributeValue]) {
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        if let condition = try compiler.conditions(for: query.unbounded) { return (condition, compiler.arguments) }
+        compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
+        return ("\"t\".\"_pk\" IN (\(selection))", compiler.arguments)
+    }
+
+    /// The `RETURNING` list of a row's identity: `_pk`, and `_entity` in a shared table.
+    private func returning(_ layout: StoreSchema.EntityLayout) -> String {
+        layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\""
+    }
+}
