@@ -50,19 +50,26 @@ extension PostgresStore {
         }
         let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments.joined(separator: ", ")), \"_version\" = \"t\".\"_version\" + 1"
             + " WHERE \(condition) AND (\(differs.joined(separator: " OR "))) RETURNING \(returning(layout))"
-        do {
-            return try batchWrite("updating \(query.entity.name) objects in a batch", layout: layout, sql: sql, bound)
-        } catch let error as StoreError where error.code == .constraintViolation {
-            throw StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: changed.map(\.0.name), detail: error.message)
+        return try batchWrite("updating \(query.entity.name) objects in a batch", layout: layout, sql: sql, bound) { detail in
+            StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: changed.map(\.0.name), detail: detail)
         }
     }
 
     /// Runs `sql` — a `DELETE` or an `UPDATE` returning its rows' keys (``returning(_:)``) — in
     /// one transaction under the write lock that raises the change counter, as a save does.
-    private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, sql: String, _ arguments: [AttributeValue]) throws -> BatchWriteResult {
+    /// `repeatedKey` makes the error of a unique key the statement would repeat from the
+    /// server's message.
+    private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, sql: String, _ arguments: [AttributeValue],
+                            repeatedKey: ((String) -> StoreError)? = nil) throws -> BatchWriteResult {
         var result = BatchWriteResult(entity: layout.entity)
         let counter = try transaction(doing) {
-            for row in try query(sql, arguments).rows {
+            let rows: [PostgresRow]
+            do {
+                rows = try query(sql, arguments).rows
+            } catch where Self.sqlState(of: error) == "23505" {
+                throw repeatedKey?(Self.describe(error)) ?? error
+            }
+            for row in rows {
                 guard layout.hasEntityColumn else {
                     result.matched.append(try row.decode(Int64.self))
                     continue

@@ -72,6 +72,17 @@ struct PostgresStoreTests {
         #expect(error.message.contains("its stringValue"))  // The column at fault, and the object.
         #expect(error.message.contains("\(thing.objectID)"))
         #expect(try store.count(of: "Thing") == 0)
+
+        // A batch update setting such text says so too (not a repeated key), and writes nothing.
+        try thing.setValue(AttributeValue.string("fine"), forKey: "stringValue")
+        try context.save()
+        let token = try store.changeToken()
+        let update = BatchUpdateRequest(entityName: "Thing", values: ["stringValue": .string("a\u{0}b")])
+        let batch = try #require(throws: StoreError.self) { try context.execute(update) }
+        #expect(batch.code == .constraintViolation)
+        #expect(batch.message.contains("NUL") && !batch.message.contains("unique key"), "\(batch.message)")
+        #expect(try store.changeToken() == token)
+        #expect(try Container(store: store).newBackgroundContext().fetch("Thing", where: "stringValue == 'fine'").count == 1)
     }
 
     @Test func openingWithAnotherModelOrAForeignDatabaseFails() throws {
