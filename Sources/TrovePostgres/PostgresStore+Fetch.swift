@@ -182,11 +182,23 @@ extension PostgresStore {
 
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
         try run("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
-            let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
+            try keyLookup(entity, attributes: attributes, keys: keys).rows { try query($0).rows }
+        }
+    }
+
+    /// The statements finding rows by key (``keyLookup(_:attributes:keys:)``), and how to read
+    /// their rows.
+    struct KeyLookup {
+        let plan: PostgresReadPlan
+        let defaultEntity: String
+        let statements: [PostgresQuery]
+
+        /// The rows of every statement, each run by `run`.
+        func rows(_ run: (PostgresQuery) throws -> [PostgresRow]) throws -> [RowSnapshot] {
             var rows: [RowSnapshot] = []
-            for statement in lookup.statements {
-                for row in try query(statement).rows {
-                    rows.append(try lookup.plan.snapshot(from: row, defaultEntity: lookup.defaultEntity))
+            for statement in statements {
+                for row in try run(statement) {
+                    rows.append(try plan.snapshot(from: row, defaultEntity: defaultEntity))
                 }
             }
             return rows
@@ -195,11 +207,10 @@ extension PostgresStore {
 
     /// The statements reading the rows of `entity`'s hierarchy whose `attributes` hold one of
     /// `keys`, 500 keys a statement, their values bound; none when there is nothing to find.
-    func keyLookup(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws
-        -> (plan: PostgresReadPlan, defaultEntity: String, statements: [PostgresQuery]) {
+    func keyLookup(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> KeyLookup {
         let layout = try schema.layout(of: entity.name)
         let plan = try readPlan(for: layout)
-        guard !attributes.isEmpty else { return (plan, layout.entity.name, []) }
+        guard !attributes.isEmpty else { return KeyLookup(plan: plan, defaultEntity: layout.entity.name, statements: []) }
         let selection = plan.selections.t
         let columns = "(" + attributes.map { "\"t\".\(quoted($0))" }.joined(separator: ", ") + ")"
         var statements: [PostgresQuery] = []
@@ -215,7 +226,7 @@ extension PostgresStore {
             let sql = "SELECT \(selection) FROM \(quoted(layout.table)) AS \"t\" WHERE \(columns) IN (\(tuples.joined(separator: ", ")))"
             statements.append(PostgresQuery(unsafeSQL: sql, binds: bindings))
         }
-        return (plan, layout.entity.name, statements)
+        return KeyLookup(plan: plan, defaultEntity: layout.entity.name, statements: statements)
     }
 
     public func rows(for ids: [ObjectID]) throws -> [RowSnapshot] {

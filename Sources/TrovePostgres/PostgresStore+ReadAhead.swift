@@ -20,12 +20,7 @@ extension PostgresStore: BulkWritingStore {
                 let single = lookup.statements.count == 1
                 if !single { _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger).wait() }
                 do {
-                    var rows: [RowSnapshot] = []
-                    for statement in lookup.statements {
-                        for row in try connection.query(statement, logger: Self.logger).wait().rows {
-                            rows.append(try lookup.plan.snapshot(from: row, defaultEntity: lookup.defaultEntity))
-                        }
-                    }
+                    let rows = try lookup.rows { try connection.query($0, logger: Self.logger).wait().rows }
                     if !single { _ = try connection.query("COMMIT", logger: Self.logger).wait() }
                     return rows
                 } catch {
