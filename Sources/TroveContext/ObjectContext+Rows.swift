@@ -39,9 +39,15 @@ extension ObjectContext {
     ///   is written); ``StoreError`` when the store fails.
     package func saveRows(_ rows: ChangeSet, announcing changes: ObjectChanges) throws -> SaveResult {
         let result = try source.save(rows)
+        try rowsSaved(result, announcing: changes)
+        return result
+    }
+
+    /// Announces rows the store saved for this context (a ``StagedSave`` the caller ran) as
+    /// ``saveRows(_:announcing:)`` does its own.
+    package func rowsSaved(_ result: SaveResult, announcing changes: ObjectChanges) throws {
         var saved = changes
         saved.inserted = Set(result.permanentIDs.values)
         try announceStoreWrite(saved, tokens: result)
-        return result
     }
 }

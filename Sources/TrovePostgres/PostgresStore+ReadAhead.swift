@@ -11,12 +11,7 @@ extension PostgresStore: BulkWritingStore {
         try Self.run("finding \(entity.name) by \(attributes.joined(separator: ", ")) ahead", location: location) {
             let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
             guard !lookup.statements.isEmpty else { return [] }
-            return try aheadConnection.withLock { connection in
-                let connection = try connection ?? { () throws -> PostgresConnection in
-                    let opened = try Self.connect(to: location)
-                    connection = opened
-                    return opened
-                }()
+            return try onAheadConnection { connection in
                 let single = lookup.statements.count == 1
                 if !single { _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger).wait() }
                 do {
@@ -29,6 +24,18 @@ extension PostgresStore: BulkWritingStore {
                     throw error
                 }
             }
+        }
+    }
+
+    /// Runs `body` on the second connection, holding it (opened on first use).
+    func onAheadConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try aheadConnection.withLock { connection in
+            let connection = try connection ?? { () throws -> PostgresConnection in
+                let opened = try Self.connect(to: location)
+                connection = opened
+                return opened
+            }()
+            return try body(connection)
         }
     }
 

@@ -12,15 +12,20 @@ extension PostgresStore {
     public func save(_ changes: ChangeSet) throws -> SaveResult {
         if changes.isEmpty { return SaveResult(permanentIDs: [:], versions: [:]) }
         let doing = "saving to \(location)"
-        let permanentIDs = try run(doing) { try takeKeys(for: changes.inserts) }
+        let permanentIDs = try run(doing) { try takeKeys(for: changes.inserts) { try query($0, $1).rows } }
         let statements = try Self.run(doing, location: location) {
             try PostgresSaveStatements(schema: schema, changes: changes, permanentIDs: permanentIDs)
         }
-        return try transaction(doing) {
+        return try commit(statements, doing)
+    }
+
+    /// Writes a save's statements, and its metadata, in one transaction.
+    private func commit(_ statements: PostgresSaveStatements, _ doing: String) throws -> SaveResult {
+        try transaction(doing) {
             let versions = try statements.write(on: self)
-            try writeMetadata(changes.metadata)
+            try writeMetadata(statements.changes.metadata)
             let after = try raiseCounter()
-            return SaveResult(permanentIDs: permanentIDs, versions: versions,
+            return SaveResult(permanentIDs: statements.permanentIDs, versions: versions,
                               changeTokenBefore: StoreChangeToken(storeID: storeID, version: after - 1),
                               changeTokenAfter: StoreChangeToken(storeID: storeID, version: after))
         }
@@ -33,9 +38,10 @@ extension PostgresStore {
     }
 
     /// Takes a primary key for each insert from its table's sequence, in the change set's
-    /// order, and returns the inserts' permanent IDs: one statement, an array of keys a table.
-    /// Callers hold `lock`.
-    private func takeKeys(for inserts: [ChangeSet.Insert]) throws -> [ObjectID: ObjectID] {
+    /// order, and returns the inserts' permanent IDs: one statement, an array of keys a table,
+    /// run by `query` (on a connection its caller holds).
+    private func takeKeys(for inserts: [ChangeSet.Insert],
+                          query: (String, [AttributeValue]) throws -> [PostgresRow]) throws -> [ObjectID: ObjectID] {
         var counts: [String: Int] = [:]
         for insert in inserts { counts[insert.objectID.rootEntityName, default: 0] += 1 }
         let tables = counts.sorted { $0.key < $1.key }
@@ -47,7 +53,7 @@ extension PostgresStore {
                 arguments += [.string(quoted(Self.sequence(of: table))), .integer(Int64(count))]
                 columns.append("array(SELECT nextval($\(arguments.count - 1)::regclass) FROM generate_series(1, $\(arguments.count)))")
             }
-            let cells = try query("SELECT " + columns.joined(separator: ", "), arguments).rows.first.map(Array.init) ?? []
+            let cells = try query("SELECT " + columns.joined(separator: ", "), arguments).first.map(Array.init) ?? []
             for ((table, _), cell) in zip(tables, cells) {
                 keys[table] = try cell.decode([Int64].self).reversed()
             }
@@ -64,10 +70,35 @@ extension PostgresStore {
     }
 }
 
+extension PostgresStore: BackgroundSavingStore {
+    /// Takes the new rows' keys on the second connection (the one that reads ahead) and makes
+    /// the statements, so that both run while this store's connection still saves the last
+    /// batch; the transaction then runs as ``save(_:)``'s.
+    public func stageSave(_ changes: ChangeSet) throws -> StagedSave {
+        let doing = "saving to \(location)"
+        let permanentIDs = changes.inserts.isEmpty ? [:] : try Self.run(doing, location: location) {
+            try onAheadConnection { connection in
+                try takeKeys(for: changes.inserts) { sql, values in
+                    var bindings = PostgresBindings(capacity: values.count)
+                    for value in values { try PostgresValues.bind(value, to: &bindings) }
+                    return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait().rows.map { $0 }
+                }
+            }
+        }
+        let statements = try Self.run(doing, location: location) {
+            try PostgresSaveStatements(schema: schema, changes: changes, permanentIDs: permanentIDs)
+        }
+        return StagedSave(permanentIDs: permanentIDs, versions: statements.versions) { [self] in
+            if changes.isEmpty { return SaveResult(permanentIDs: [:], versions: [:]) }
+            return try commit(statements, doing)
+        }
+    }
+}
+
 /// The statements of one change set, their values bound, made before the save takes the write
 /// lock; ``write(on:)`` runs them in ``SQLiteStore``'s order: deletes (freeing unique keys),
 /// updates, inserts, the join tables.
-private struct PostgresSaveStatements {
+private struct PostgresSaveStatements: Sendable {
     /// A delete or an update of one row at its expected version.
     struct RowWrite {
         let objectID: ObjectID
@@ -135,6 +166,13 @@ private struct PostgresSaveStatements {
         }
         for insert in changes.inserts { try addJoinWrites(insert.relationships, of: insert.objectID, schema: schema) }
         for update in changes.updates { try addJoinWrites(update.relationships, of: update.objectID, schema: schema) }
+    }
+
+    /// The versions ``write(on:)`` gives the updated rows when it succeeds.
+    var versions: [ObjectID: Int64] {
+        var versions: [ObjectID: Int64] = [:]
+        for update in updates { versions[update.objectID] = update.expectedVersion + (update.statement == nil ? 0 : 1) }
+        return versions
     }
 
     /// Runs the statements in the save's transaction and returns the rows' new versions.

@@ -11,10 +11,10 @@ struct ImportBatch {
     let parsed: ParsedRecords
     /// Store metadata saved in the batch's transaction (a streamed import's checkpoint).
     var metadata: [String: String?] = [:]
-    private var rejected: [Int: RejectedRecord] = [:]
+    var rejected: [Int: RejectedRecord] = [:]
     /// The rows the batch applied and saved, kept after its run so that the caller can free
     /// them on a thread with time to spare (``ReadAhead/recycle(_:)``).
-    private(set) var appliedRows: RowApplication?
+    var appliedRows: RowApplication?
 
     /// A batch of records read already (perhaps on another thread).
     init(importer: Importer, entity: Entity, parsed: ParsedRecords) {
@@ -23,7 +23,7 @@ struct ImportBatch {
         self.parsed = parsed
     }
 
-    private var context: ObjectContext { importer.context }
+    var context: ObjectContext { importer.context }
     private var firstIndex: Int { parsed.firstIndex }
 
     /// Imports the batch and saves it — as rows when nothing needs objects (see
@@ -42,12 +42,17 @@ struct ImportBatch {
         return report
     }
 
-    /// Runs the batch and adds what it did to `report`; a strict import's rejection is
-    /// rethrown carrying the whole `report` so far. `cache` holds the rows earlier batches of
-    /// the same import left.
+    /// Runs the batch and adds what it did to `report` (see ``merge(into:_:)``). `cache` holds
+    /// the rows earlier batches of the same import left.
     mutating func run(seen: inout Set<UniqueKey>, cache: inout RowCache, into report: inout ImportReport) throws {
+        try merge(into: &report) { batch in try batch.run(seen: &seen, cache: &cache) }
+    }
+
+    /// Adds what `body` did with the batch to `report`, and hands the records it rejected
+    /// over; a strict import's rejection is rethrown carrying the whole `report` so far.
+    mutating func merge(into report: inout ImportReport, _ body: (inout ImportBatch) throws -> ImportReport) throws {
         do {
-            let done = try run(seen: &seen, cache: &cache)
+            let done = try body(&self)
             try handOver(done.rejected)
             report.merge(done)
         } catch let error as ImportError where error.code == .recordRejected {
@@ -60,7 +65,7 @@ struct ImportBatch {
 
     /// Hands every record the batch rejected (a batch's report keeps them all) to the options'
     /// ``ImportOptions/onRejected``.
-    private func handOver(_ records: [RejectedRecord]) throws {
+    func handOver(_ records: [RejectedRecord]) throws {
         guard let onRejected = importer.options.onRejected else { return }
         for record in records { try onRejected(record) }
     }
@@ -68,12 +73,29 @@ struct ImportBatch {
     /// Applies and saves the batch as rows. When the save collides with another writer's
     /// commit (see ``isCollision(_:since:)``), runs again holding the store's write lock
     /// (`alone`), reading every row then.
-    private mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache, alone: Bool = false) throws -> ImportReport {
+    mutating func runAsRows(seen: inout Set<UniqueKey>, cache: inout RowCache, alone: Bool = false) throws -> ImportReport {
         let current = try context.store.changeToken()
         cache.check(against: current)
         let readAhead = alone ? nil : parsed.readAhead.flatMap { rows in
             cache.keysWritten(since: rows.token, current: current).map { (rows: rows, stale: $0) }
         }
+        let (accepted, rows) = try applyAsRows(cache: cache, readAhead: readAhead)
+        do {
+            try importer.beforeBatchSave?()
+            let counts = try rows.save(metadata: metadata, cache: &cache)
+            appliedRows = rows
+            return report(accepted, counts: counts, seen: &seen)
+        } catch where !alone && isCollision(error, since: readAhead == nil ? current : nil) {
+            cache.forget()
+            return try context.store.writingExclusively { try runAsRows(seen: &seen, cache: &cache, alone: true) }
+        }
+    }
+
+    /// Applies the records not rejected so far as rows, found in `cache`, in `readAhead` (for
+    /// the keys not written since) or in the store, rejecting those whose objects break the
+    /// model's rules until none does; returns the records applied and their rows.
+    mutating func applyAsRows(cache: RowCache, readAhead: (rows: RowsReadAhead, stale: RowCache.WrittenKeys)?) throws
+        -> (accepted: [ParsedRecords.Plan], rows: RowApplication) {
         while true {
             let accepted = acceptedPlans
             var rows = RowApplication(context: context) { [importer] in try importer.mapping(for: $0) }
@@ -82,19 +104,8 @@ struct ImportBatch {
                 try rows.apply(plan.node, record: plan.index)
             }
             let failures = rows.validate()
-            if !failures.isEmpty {
-                try rejectInvalid(ValidationError(failures: failures), accepted, blaming: rows.touched)
-                continue
-            }
-            do {
-                try importer.beforeBatchSave?()
-                let counts = try rows.save(metadata: metadata, cache: &cache)
-                appliedRows = rows
-                return report(accepted, counts: counts, seen: &seen)
-            } catch where !alone && isCollision(error, since: readAhead == nil ? current : nil) {
-                cache.forget()
-                return try context.store.writingExclusively { try runAsRows(seen: &seen, cache: &cache, alone: true) }
-            }
+            if failures.isEmpty { return (accepted, rows) }
+            try rejectInvalid(ValidationError(failures: failures), accepted, blaming: rows.touched)
         }
     }
 
@@ -152,7 +163,7 @@ struct ImportBatch {
     /// constraint violation may be one). Running the batch again with the write lock held —
     /// no other commit between its reads and its save — gives what running it after the other
     /// writer would: no retry loop, one more run at most.
-    private func isCollision(_ error: any Error, since token: StoreChangeToken?) -> Bool {
+    func isCollision(_ error: any Error, since token: StoreChangeToken?) -> Bool {
         guard error is ConflictError || (error as? StoreError)?.code == .constraintViolation else { return false }
         guard let token else { return true }
         // A token that cannot be read counts as moved: the run under the lock then tells.
@@ -160,12 +171,12 @@ struct ImportBatch {
     }
 
     /// The plans of the records not rejected so far (all of them, shared not copied, when none is).
-    private var acceptedPlans: [ParsedRecords.Plan] {
+    var acceptedPlans: [ParsedRecords.Plan] {
         rejected.isEmpty ? parsed.plans : parsed.plans.filter { rejected[$0.index] == nil }
     }
 
     /// The find queries of the accepted plans: made while reading, unless records were rejected since.
-    private func lookups(of accepted: [ParsedRecords.Plan]) -> [KeyLookup] {
+    func lookups(of accepted: [ParsedRecords.Plan]) -> [KeyLookup] {
         accepted.count == parsed.plans.count ? parsed.lookups : KeyLookup.lookups(accepted)
     }
 
@@ -178,7 +189,7 @@ struct ImportBatch {
     /// of its attributes, then relationships; the rejection's path is the first one's. Rows and
     /// objects find failures in other orders (rows in the batch's, objects by insertion and
     /// update): sorted here, both paths give the same rejection.
-    private mutating func rejectInvalid(_ error: ValidationError, _ accepted: [ParsedRecords.Plan],
+    mutating func rejectInvalid(_ error: ValidationError, _ accepted: [ParsedRecords.Plan],
                                         blaming touched: (ObjectID) -> (record: Int, key: UniqueKey?)?) throws {
         typealias Blamed = (rank: (node: Int, key: Int), path: String, failure: ValidationError.Failure)
         var byRecord: [Int: (plan: ParsedRecords.Plan, failures: [Blamed])] = [:]
@@ -244,7 +255,7 @@ struct ImportBatch {
     }
 
     /// Records a rejection; in strict mode, stops the import.
-    private mutating func reject(_ record: RejectedRecord) throws {
+    mutating func reject(_ record: RejectedRecord) throws {
         rejected[record.index] = record
         if importer.options.strict {
             context.rollback()
@@ -256,7 +267,7 @@ struct ImportBatch {
         }
     }
 
-    private func report(_ accepted: [ParsedRecords.Plan],
+    func report(_ accepted: [ParsedRecords.Plan],
                         counts: [String: ImportReport.EntityCounts], seen: inout Set<UniqueKey>) -> ImportReport {
         var report = ImportReport()
         report.recordsRead = parsed.count

@@ -253,6 +253,26 @@ struct RowApplication {
     /// the shared rows as stored now in `cache`.
     /// - Throws: ``ConflictError`` when a row changed since it was read; the store's errors.
     func save(metadata: [String: String?], cache: inout RowCache) throws -> [String: ImportReport.EntityCounts] {
+        let save = prepareSave(metadata: metadata)
+        let result = try context.saveRows(save.rows, announcing: save.changes)
+        cache.noteSave(before: result.changeTokenBefore, after: result.changeTokenAfter, written: writtenKeys(save))
+        cache.keep(savedRows(save, permanentIDs: result.permanentIDs, versions: result.versions, cache: cache),
+                   after: result.changeTokenAfter)
+        return save.counts
+    }
+
+    /// What a save of the batch writes and announces, and what it counts.
+    struct PreparedSave {
+        var rows: ChangeSet
+        var changes: ObjectChanges
+        var counts: [String: ImportReport.EntityCounts]
+        /// Which drafts the save writes (inserts or changes), by position.
+        var written: [Bool]
+    }
+
+    /// The rows that differ from the store, with `metadata`, what the save changes (as the
+    /// context announces it), and the counts per entity.
+    func prepareSave(metadata: [String: String?]) -> PreparedSave {
         var rows = ChangeSet(metadata: metadata)
         rows.inserts.reserveCapacity(drafts.count)
         var changes = ObjectChanges()
@@ -346,40 +366,45 @@ struct RowApplication {
         }
         var counts: [String: ImportReport.EntityCounts] = [:]
         for (_, name, tally) in tallies { counts[name, default: .init()].add(tally) }
-        let result = try context.saveRows(rows, announcing: changes)
-        // The keys of the rows written (inserted or changed), for rows read ahead of this save.
-        cache.noteSave(before: result.changeTokenBefore, after: result.changeTokenAfter,
-                       written: identity.lazy.filter { written[$0.value] }.map(\.key))
-        // The rows of shared objects are kept; a top-level record's row only when the cache
-        // holds it already (met as a reference earlier), which must not go stale. A row from
-        // the cache that the batch left as it was is there already.
+        return PreparedSave(rows: rows, changes: changes, counts: counts, written: written)
+    }
+
+    /// The keys of the rows `save` writes (inserted or changed), for rows read ahead of it.
+    func writtenKeys(_ save: PreparedSave) -> some Sequence<UniqueKey> {
+        identity.lazy.filter { save.written[$0.value] }.map(\.key)
+    }
+
+    /// The rows `cache` keeps of `save`, as it leaves them with `permanentIDs` and `versions`:
+    /// those of shared objects; a top-level record's row only when the cache holds it already
+    /// (met as a reference earlier), which must not go stale. A row from the cache that the
+    /// batch left as it was is there already.
+    func savedRows(_ save: PreparedSave, permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64],
+                   cache: RowCache) -> [(UniqueKey, RowSnapshot)] {
         // Drafts read in place: a copy would retain each of their parts.
-        let saved = identity.compactMap { key, index -> (UniqueKey, RowSnapshot)? in
+        identity.compactMap { key, index -> (UniqueKey, RowSnapshot)? in
             guard drafts[index].isShared || cache[key] != nil, !(drafts[index].isCached && drafts[index].isUnchanged) else { return nil }
-            return savedRow(drafts[index], result).map { (key, $0) }
+            return savedRow(drafts[index], permanentIDs: permanentIDs, versions: versions).map { (key, $0) }
         }
-        cache.keep(saved, after: result.changeTokenAfter)
-        return counts
     }
 
     /// A draft's row as the save left it in the store (as a fetch would read it), or `nil` when
     /// the save's result does not say (then the row is not kept).
-    private func savedRow(_ draft: Draft, _ result: SaveResult) -> RowSnapshot? {
+    private func savedRow(_ draft: Draft, permanentIDs: [ObjectID: ObjectID], versions: [ObjectID: Int64]) -> RowSnapshot? {
         var toOne = draft.stored?.toOne ?? Dictionary(uniqueKeysWithValues: draft.mapping.toOnePositions.map { ($0, Link.empty) })
         for (position, link) in draft.toOne {
             guard case .object(let target) = link, target.isTemporary else {
                 toOne[position] = link
                 continue
             }
-            guard let saved = result.permanentIDs[target] else { return nil }
+            guard let saved = permanentIDs[target] else { return nil }
             toOne[position] = .object(saved)
         }
         if let stored = draft.stored {
             if draft.isUnchanged { return stored }
-            guard let version = result.versions[draft.id] else { return nil }
+            guard let version = versions[draft.id] else { return nil }
             return RowSnapshot(objectID: draft.id, version: version, values: draft.values, toOne: toOne)
         }
-        guard let id = result.permanentIDs[draft.id] else { return nil }
+        guard let id = permanentIDs[draft.id] else { return nil }
         return RowSnapshot(objectID: id, version: 1, values: draft.values, toOne: toOne)
     }
 }

@@ -23,6 +23,9 @@ struct RowCache {
     /// The import's last saves, oldest first: the store's tokens around each, and the hashes of
     /// the keys of the rows it wrote, sorted (for ``keysWritten(since:current:)``).
     private var saves: [(before: StoreChangeToken?, after: StoreChangeToken?, written: [Int])] = []
+    /// The hashes of the keys a staged save writes, sorted, while it runs unconfirmed (its rows
+    /// are kept already, as it will leave them): see ``keepStaged(_:written:)``.
+    private var staged: [Int]?
     /// Saves remembered: more than a reading thread runs ahead of the importing one (at most
     /// 8 chunks, ``Importer/importJSON(_:into:root:)``'s).
     private static let savesKept = 10
@@ -39,6 +42,14 @@ struct RowCache {
         rows.removeAll(keepingCapacity: true)
         token = nil
         saves.removeAll()
+        staged = nil
+    }
+
+    /// Forgets every row unless the store is still as the import's last save left it, and
+    /// takes the store as of `current` as known (for a batch staged while no save runs).
+    mutating func begin(at current: StoreChangeToken?) {
+        check(against: current)
+        token = current
     }
 
     /// Notes a save of the import: the store's tokens just before and after it, and the keys of
@@ -82,6 +93,39 @@ struct RowCache {
             expected = after
         }
         return expected == current ? written : nil
+    }
+
+    /// The keys the import's saves wrote since the store's token was `token`, the staged save's
+    /// among them, when they are all that was written since the last confirmed save (see
+    /// ``keysWritten(since:current:)``).
+    func keysWrittenWithStaged(since token: StoreChangeToken) -> WrittenKeys? {
+        guard let last = self.token, var written = keysWritten(since: token, current: last) else { return nil }
+        if let staged { written.sortedHashes.append(staged) }
+        return written
+    }
+
+    /// Keeps the rows a staged save will leave, as if it had committed, and the keys it writes;
+    /// ``confirm(before:after:)`` says whether it came right after the last save.
+    mutating func keepStaged(_ saved: some Sequence<(UniqueKey, RowSnapshot)>, written: some Sequence<UniqueKey>) {
+        staged = written.map(\.valuesHash).sorted()
+        for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
+            rows[key] = row
+        }
+    }
+
+    /// Notes that the staged save committed between the store's tokens `before` and `after`.
+    /// Returns whether the rows kept still hold: when someone else committed since the last
+    /// save (`before` is not its token), they may not, and every row is forgotten.
+    mutating func confirm(before: StoreChangeToken?, after: StoreChangeToken?) -> Bool {
+        guard let written = staged, let before, before == token, let after else {
+            forget()
+            return false
+        }
+        staged = nil
+        if saves.count == Self.savesKept { saves.removeFirst() }
+        saves.append((before, after, written))
+        token = after
+        return true
     }
 
     /// Keeps the rows of a save, and the store's token after it (`nil` keeps nothing).

@@ -92,35 +92,18 @@ extension Importer {
             report.resumedAt = resumedAt
             var seen: Set<UniqueKey> = []
             var cache = RowCache()
-            var recordsBefore = resumedAt?.records ?? 0
+            // Records before the chunk last read, and before the chunk last done.
+            var recordsRead = resumedAt?.records ?? 0
+            var recordsBefore = recordsRead
             var wroteCheckpoint = false
             let clock = ContinuousClock()
             let began = clock.now
-            while let item = pipeline.next() {
-                let chunk: RecordChunk
-                switch item {
-                case .success(let read): chunk = read
-                case .failure(let error as ImportError) where error.code == .invalidJSON:
-                    throw ImportError(error.code, "\(error.message); \(Self.before(report))", report: report)
-                case .failure(let error): throw error
-                }
-                var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
-                if let (template, key, saving, stored) = checkpoints {
-                    if saving && !chunk.isLast {
-                        var checkpoint = template
-                        checkpoint.byteOffset = chunk.end.offset
-                        checkpoint.lines = chunk.end.line
-                        checkpoint.records = recordsBefore + chunk.records.count
-                        checkpoint.lastRecordOffset = chunk.lastRecordOffset
-                        checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
-                        checkpoint.savedAt = Date()
-                        batch.metadata.updateValue(try checkpoint.encoded(), forKey: key)
-                        wroteCheckpoint = true
-                    } else if stored || wroteCheckpoint {
-                        batch.metadata.updateValue(nil, forKey: key)
-                    }
-                }
-                try batch.run(seen: &seen, cache: &cache, into: &report)
+            // A store that saves on a thread of its own saves each batch while the next one is
+            // applied and made ready (``ImportBatch/stage(on:cache:running:)``).
+            let stager = context.store as? any BackgroundSavingStore
+            var running: (staged: StagedBatch, chunk: RecordChunk)?
+            /// What follows a chunk's save: the context let go, progress said, cancellation asked.
+            func done(_ chunk: consuming RecordChunk, _ batch: consuming ImportBatch) throws {
                 recordsBefore += chunk.records.count
                 if resettingContext { context.reset() }
                 if let progress {
@@ -136,6 +119,65 @@ extension Importer {
                 }
                 pipeline.recycle((consume chunk, consume batch))
             }
+            /// Finishes the save that runs, if one does; whether the rows it left in the cache held.
+            func finishRunning() throws -> Bool {
+                guard let finishing = running else { return true }
+                running = nil
+                var staged = finishing.staged
+                let held = try staged.finish(seen: &seen, cache: &cache, into: &report)
+                try done(finishing.chunk, staged.batch)
+                return held
+            }
+            while let item = pipeline.next() {
+                let chunk: RecordChunk
+                switch item {
+                case .success(let read): chunk = read
+                case .failure(let error as ImportError) where error.code == .invalidJSON:
+                    _ = try finishRunning()
+                    throw ImportError(error.code, "\(error.message); \(Self.before(report))", report: report)
+                case .failure(let error):
+                    _ = try finishRunning()
+                    throw error
+                }
+                var batch = ImportBatch(importer: self, entity: entity, parsed: chunk.records)
+                if let (template, key, saving, stored) = checkpoints {
+                    if saving && !chunk.isLast {
+                        var checkpoint = template
+                        checkpoint.byteOffset = chunk.end.offset
+                        checkpoint.lines = chunk.end.line
+                        checkpoint.records = recordsRead + chunk.records.count
+                        checkpoint.lastRecordOffset = chunk.lastRecordOffset
+                        checkpoint.lastRecordDigest = String(chunk.lastRecordDigest, radix: 16)
+                        checkpoint.savedAt = Date()
+                        batch.metadata.updateValue(try checkpoint.encoded(), forKey: key)
+                        wroteCheckpoint = true
+                    } else if stored || wroteCheckpoint {
+                        batch.metadata.updateValue(nil, forKey: key)
+                    }
+                }
+                recordsRead += chunk.records.count
+                if let stager {
+                    let ordinary = batch
+                    // A batch that cannot be staged now runs the ordinary way once the save
+                    // before it has finished, and so does one staged on rows that did not hold.
+                    let staged: StagedBatch?
+                    do {
+                        staged = try batch.stage(on: stager, cache: &cache, running: running != nil)
+                    } catch {
+                        staged = nil  // The ordinary run meets the error again, in order, and reports it.
+                    }
+                    if try finishRunning(), let staged {
+                        staged.save.start()
+                        running = (staged, chunk)
+                        continue
+                    }
+                    if staged != nil { cache.forget() }
+                    batch = ordinary
+                }
+                try batch.run(seen: &seen, cache: &cache, into: &report)
+                try done(chunk, batch)
+            }
+            _ = try finishRunning()
             if recordsBefore == 0, let (_, key, _, stored) = checkpoints, stored {
                 // An empty input: what another input's checkpoint says no longer applies.
                 context.setStoreMetadata(nil, forKey: key)
