@@ -57,4 +57,44 @@ import TroveTesting
         cache.check(against: nil)
         #expect(cache[key(3)] == nil, "an unreadable token is never taken for the same")
     }
+
+    /// A staged save's rows are kept as if it had committed; confirmed right after the save
+    /// before it, they hold, and its keys count as written for rows read before it. When
+    /// another writer committed in between, every row goes, and the import is told that others
+    /// write until two of its saves follow each other again.
+    @Test func aStagedSavesRowsHoldOnlyWhenItCameRightAfterTheSaveBefore() throws {
+        let start = try store.changeToken()
+        var cache = RowCache()
+        cache.begin(at: start)
+        cache.keepStaged([(key(1), row(1, title: "a"))], written: [key(1)])
+        #expect(cache[key(1)]?.values[1] == "a")
+        #expect(cache.keysWrittenWithStaged(since: start)?.contains(key(1)) == true)
+        #expect(cache.keysWrittenWithStaged(since: start)?.contains(key(2)) == false)
+
+        _ = try store.save(ChangeSet(inserts: [.init(objectID: .temporary(entity: photo), values: ["p1", "a", nil, 0])]))
+        let first = try store.changeToken()
+        let held = cache.confirm(before: start, after: first)
+        #expect(held)
+        #expect(cache[key(1)] != nil && !cache.othersWrite)
+        #expect(cache.keysWrittenWithStaged(since: start)?.contains(key(1)) == true, "the save is remembered")
+
+        cache.keepStaged([(key(2), row(2, title: "b"))], written: [key(2)])
+        _ = try store.save(ChangeSet(inserts: [.init(objectID: .temporary(entity: photo), values: ["other", nil, nil, 0])]))
+        let foreign = try store.changeToken()
+        _ = try store.save(ChangeSet(inserts: [.init(objectID: .temporary(entity: photo), values: ["p2", "b", nil, 0])]))
+        let heldAfterForeign = cache.confirm(before: foreign, after: try store.changeToken())
+        #expect(!heldAfterForeign, "another writer committed first")
+        #expect(cache[key(1)] == nil && cache[key(2)] == nil)
+        #expect(cache.othersWrite)
+        #expect(cache.keysWrittenWithStaged(since: start) == nil)
+
+        // Two of the import's saves in a row, the ordinary way: others no longer write between them.
+        let third = try store.changeToken()
+        cache.noteSave(before: foreign, after: third, written: [key(3)])
+        #expect(cache.othersWrite, "one save tells nothing")
+        _ = try store.save(ChangeSet(inserts: [.init(objectID: .temporary(entity: photo), values: ["p4", nil, nil, 0])]))
+        let fourth = try store.changeToken()
+        cache.noteSave(before: third, after: fourth, written: [key(4)])
+        #expect(!cache.othersWrite)
+    }
 }

@@ -26,6 +26,10 @@ struct RowCache {
     /// The hashes of the keys a staged save writes, sorted, while it runs unconfirmed (its rows
     /// are kept already, as it will leave them): see ``keepStaged(_:written:)``.
     private var staged: [Int]?
+    /// Whether another writer committed between the import's last two saves: then a batch
+    /// staged on the rows of the save before it would most likely have to run again, and the
+    /// importer runs batches the ordinary way until its saves follow each other again.
+    private(set) var othersWrite = false
     /// Saves remembered: more than a reading thread runs ahead of the importing one (at most
     /// 8 chunks, ``Importer/importJSON(_:into:root:)``'s).
     private static let savesKept = 10
@@ -55,6 +59,7 @@ struct RowCache {
     /// Notes a save of the import: the store's tokens just before and after it, and the keys of
     /// the rows it inserted or changed.
     mutating func noteSave(before: StoreChangeToken?, after: StoreChangeToken?, written: some Sequence<UniqueKey>) {
+        if let last = saves.last { othersWrite = before == nil || last.after != before }
         if saves.count == Self.savesKept { saves.removeFirst() }
         saves.append((before, after, written.map(\.valuesHash).sorted()))
     }
@@ -119,9 +124,11 @@ struct RowCache {
     mutating func confirm(before: StoreChangeToken?, after: StoreChangeToken?) -> Bool {
         guard let written = staged, let before, before == token, let after else {
             forget()
+            othersWrite = true
             return false
         }
         staged = nil
+        othersWrite = false
         if saves.count == Self.savesKept { saves.removeFirst() }
         saves.append((before, after, written))
         token = after

@@ -99,7 +99,8 @@ extension Importer {
             let clock = ContinuousClock()
             let began = clock.now
             // A store that saves on a thread of its own saves each batch while the next one is
-            // applied and made ready (``ImportBatch/stage(on:cache:running:)``).
+            // applied and made ready (``ImportBatch/stage(on:cache:running:)``), unless other
+            // writers commit between the import's saves (the batch made ready would run again).
             let stager = context.store as? any BackgroundSavingStore
             var running: (staged: StagedBatch, chunk: RecordChunk)?
             /// What follows a chunk's save: the context let go, progress said, cancellation asked.
@@ -156,10 +157,11 @@ extension Importer {
                     }
                 }
                 recordsRead += chunk.records.count
-                if let stager {
+                if let stager, !cache.othersWrite {
                     let ordinary = batch
                     // A batch that cannot be staged now runs the ordinary way once the save
-                    // before it has finished, and so does one staged on rows that did not hold.
+                    // before it has finished, and so does one staged on rows that did not hold
+                    // (the cache forgot them then).
                     let staged: StagedBatch?
                     do {
                         staged = try batch.stage(on: stager, cache: &cache, running: running != nil)
@@ -171,9 +173,9 @@ extension Importer {
                         running = (staged, chunk)
                         continue
                     }
-                    if staged != nil { cache.forget() }
                     batch = ordinary
                 }
+                _ = try finishRunning()
                 try batch.run(seen: &seen, cache: &cache, into: &report)
                 try done(chunk, batch)
             }
