@@ -19,7 +19,8 @@ public import TroveStore
 /// Calls block their thread until the server answers, as ``SQLiteStore``'s block on the disk:
 /// use the store from a context's executor (never from a SwiftNIO event loop). One store holds
 /// one connection and runs one statement at a time; an import opens a second one, to read the
-/// next batch's rows ahead (``fetchAhead(_:attributes:keys:)``).
+/// next batch's rows ahead (``fetchAhead(_:attributes:keys:)``) and take its keys
+/// (``stageSave(_:)``) while the first one saves.
 public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @unchecked: `connection` is used only under `lock`.
     public let model: Model
     /// Where the store lives (its description never shows the password).
