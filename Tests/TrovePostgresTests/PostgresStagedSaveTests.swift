@@ -126,4 +126,37 @@ struct PostgresStagedSaveTests {
             #expect(try photo.relatedObject(forKey: "whoTook")?.objectID == owners.first?.objectID)
         }
     }
+
+    /// `trove import` killed with SIGKILL three times, each time just after a checkpoint, so
+    /// that the kill lands while a batch is made ready or its save runs; run again each time,
+    /// it resumes, and the database ends with every record once, as the input says.
+    @Test func anImportKilledWhileItSavesResumesWithEveryRecordOnce() throws {
+        let dir = try TemporaryDirectory()
+        let url = database.url()
+        let count = 3_000
+        let input = dir.file("photos.ndjson")
+        try Data((0..<count).map(PostgresWritersTests.record).joined(separator: "\n").utf8).write(to: input)
+        let arguments = ["import", url, input.path, "--entity", "Photo", "--ndjson", "--batch-size", "30"]
+        var kills = 0
+        for target in [600, 1_500, 2_400] {
+            let running = try CLIRunner.start(arguments)
+            var reached = false
+            while running.process.isRunning, !reached {
+                reached = try ImportCheckpoint.all(in: store).contains { $0.records >= target }
+                if !reached { usleep(2_000) }
+            }
+            if reached, running.process.isRunning {
+                kill(running.process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            let result = running.wait()
+            #expect(result.signaled || result.status == 0, "\(result.stderr)")
+        }
+        #expect(kills > 0, "no import was killed: each finished first")
+        let last = try CLIRunner.run(arguments)
+        #expect(last.status == 0, "\(last.stderr)")
+
+        try PostgresWritersTests.expectRecords(count, in: store)
+        #expect(try ImportCheckpoint.all(in: store).isEmpty, "the last chunk removed the checkpoint")
+    }
 }

@@ -39,12 +39,20 @@ struct PostgresWritersTests {
             #expect(result.stderr.contains("300 records read, 300 imported"), "\(result.stderr)")
         }
 
-        let context = try Container(store: PostgresStore(location: database.location)).newBackgroundContext()
+        try Self.expectRecords(600, in: PostgresStore(location: database.location))
+    }
+
+    /// Expects `store` to hold the photos of records 0 to `count` - 1 (``record(_:)``), each
+    /// once, with its values and owner, and their 13 owners.
+    static func expectRecords(_ count: Int, in store: PostgresStore) throws {
+        let context = try Container(store: store).newBackgroundContext()
         let photos = try context.fetch("Photo", sortedBy: "id")
-        #expect(photos.count == 600, "ids 0 to 599, each once")
+        #expect(photos.count == count, "ids 0 to \(count - 1), each once")
+        var seen = Set<Int>()
         for photo in photos {
             let id = try photo.value(forKey: "id").text ?? ""
             let i = try #require(Int(id.dropFirst()))
+            #expect(seen.insert(i).inserted, "\(id) twice")
             #expect(try photo.value(forKey: "views") == .integer(Int64(i * 7)), "\(id)")
             #expect(try photo.relatedObject(forKey: "whoTook")?.value(forKey: "id") == .string("o\(i % 13)"), "\(id)")
         }
