@@ -103,6 +103,10 @@ extension Importer {
             // writers commit between the import's saves (the batch made ready would run again).
             let stager = context.store as? any BackgroundSavingStore
             var running: (staged: StagedBatch, chunk: RecordChunk)?
+            // Nothing of the import runs once it has returned: a save still running when an
+            // error ends the loop is waited for. The error is the one to report; the save
+            // landed with its batch's checkpoint, or wrote nothing.
+            defer { if let finishing = running { _ = Result { try finishing.staged.save.result() } } }
             /// What follows a chunk's save: the context let go, progress said, cancellation asked.
             func done(_ chunk: consuming RecordChunk, _ batch: consuming ImportBatch) throws {
                 recordsBefore += chunk.records.count
