@@ -79,9 +79,7 @@ extension PostgresStore: BackgroundSavingStore {
         let permanentIDs = changes.inserts.isEmpty ? [:] : try Self.run(doing, location: location) {
             try onAheadConnection { connection in
                 try takeKeys(for: changes.inserts) { sql, values in
-                    var bindings = PostgresBindings(capacity: values.count)
-                    for value in values { try PostgresValues.bind(value, to: &bindings) }
-                    return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: Self.logger).wait().rows.map { $0 }
+                    try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows.map { $0 }
                 }
             }
         }

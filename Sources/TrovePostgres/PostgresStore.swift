@@ -132,9 +132,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// rows it changed. Callers hold `lock`.
     @discardableResult
     func query(_ sql: String, _ values: [AttributeValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
+        try query(Self.statement(sql, values))
+    }
+
+    /// `sql` with `values` bound, in order, to its parameters.
+    static func statement(_ sql: String, _ values: [AttributeValue]) throws -> PostgresQuery {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { try PostgresValues.bind(value, to: &bindings) }
-        return try query(PostgresQuery(unsafeSQL: sql, binds: bindings))
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
     /// Runs a statement whose values are bound already (made before taking `lock`, see

@@ -60,8 +60,20 @@ struct RowCache {
     /// the rows it inserted or changed.
     mutating func noteSave(before: StoreChangeToken?, after: StoreChangeToken?, written: some Sequence<UniqueKey>) {
         if let last = saves.last { othersWrite = before == nil || last.after != before }
+        remember(before: before, after: after, written: written.map(\.valuesHash).sorted())
+    }
+
+    /// Adds a save to ``saves``, letting the oldest go past ``savesKept``.
+    private mutating func remember(before: StoreChangeToken?, after: StoreChangeToken?, written: [Int]) {
         if saves.count == Self.savesKept { saves.removeFirst() }
-        saves.append((before, after, written.map(\.valuesHash).sorted()))
+        saves.append((before, after, written))
+    }
+
+    /// Puts `saved` in ``rows``: every row already kept, new ones up to ``limit``.
+    private mutating func store(_ saved: some Sequence<(UniqueKey, RowSnapshot)>) {
+        for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
+            rows[key] = row
+        }
     }
 
     /// Keys some saves wrote, known by their hashes: a key of the same hash as one written
@@ -113,9 +125,7 @@ struct RowCache {
     /// ``confirm(before:after:)`` says whether it came right after the last save.
     mutating func keepStaged(_ saved: some Sequence<(UniqueKey, RowSnapshot)>, written: some Sequence<UniqueKey>) {
         staged = written.map(\.valuesHash).sorted()
-        for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
-            rows[key] = row
-        }
+        store(saved)
     }
 
     /// Notes that the staged save committed between the store's tokens `before` and `after`.
@@ -129,8 +139,7 @@ struct RowCache {
         }
         staged = nil
         othersWrite = false
-        if saves.count == Self.savesKept { saves.removeFirst() }
-        saves.append((before, after, written))
+        remember(before: before, after: after, written: written)
         token = after
         return true
     }
@@ -142,8 +151,6 @@ struct RowCache {
             return
         }
         self.token = token
-        for (key, row) in saved where rows.count < Self.limit || rows[key] != nil {
-            rows[key] = row
-        }
+        store(saved)
     }
 }
