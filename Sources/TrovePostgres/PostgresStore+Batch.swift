@@ -17,10 +17,10 @@ extension PostgresStore {
             throw StoreError(.unsupportedFormat, "batch deletes that delete rules carry to other rows do not run on PostgreSQL yet; delete the objects through a context")
         }
         let layout = try schema.layout(of: query.entity.name)
-        let (condition, arguments) = try matching(query, layout: layout)
-        return try batchWrite("deleting \(query.entity.name) objects in a batch", layout: layout,
-                              sql: "DELETE FROM \(quoted(layout.table)) AS \"t\" WHERE \(condition) RETURNING \(returning(layout))",
-                              arguments)
+        return try batchWrite("deleting \(query.entity.name) objects in a batch", layout: layout) { compiler in
+            let (condition, arguments) = try matching(query, layout: layout, &compiler)
+            return ("DELETE FROM \(quoted(layout.table)) AS \"t\" WHERE \(condition) RETURNING \(returning(layout))", arguments)
+        }
     }
 
     /// Sets `values` (by attribute position) in the rows `query` selects that hold other
@@ -30,39 +30,44 @@ extension PostgresStore {
     public func batchUpdate(_ query: StoreQuery, values: [Int: AttributeValue]) throws -> BatchWriteResult {
         let layout = try schema.layout(of: query.entity.name)
         guard !values.isEmpty else { return BatchWriteResult(entity: layout.entity) }
-        let (condition, arguments) = try matching(query, layout: layout)
-        var assignments: [String] = []
-        var differs: [String] = []
-        var bound = arguments
-        func parameter(_ value: AttributeValue) -> String {
-            bound.append(value)
-            return "$\(bound.count)"
-        }
         let changed = values.sorted { $0.key < $1.key }.map { (query.entity.attributes[$0.key], $0.value) }
-        for (attribute, value) in changed {
-            let marker = parameter(value)
-            assignments.append("\(quoted(attribute.name)) = \(marker)")
-            differs.append("\"t\".\(quoted(attribute.name)) IS DISTINCT FROM \(marker)")
-            guard TextForm.applies(to: attribute.type) else { continue }
-            for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
-                assignments.append("\(quoted(form.column(of: attribute.name))) = \(parameter(formed))")
-            }
-        }
-        let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments.joined(separator: ", ")), \"_version\" = \"t\".\"_version\" + 1"
-            + " WHERE \(condition) AND (\(differs.joined(separator: " OR "))) RETURNING \(returning(layout))"
-        return try batchWrite("updating \(query.entity.name) objects in a batch", layout: layout, sql: sql, bound) { detail in
+        let repeatedKey = { (detail: String) in
             StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: changed.map(\.0.name), detail: detail)
+        }
+        return try batchWrite("updating \(query.entity.name) objects in a batch", layout: layout, repeatedKey: repeatedKey) { compiler in
+            var (condition, bound) = try matching(query, layout: layout, &compiler)
+            var assignments: [String] = []
+            var differs: [String] = []
+            func parameter(_ value: AttributeValue) -> String {
+                bound.append(value)
+                return "$\(bound.count)"
+            }
+            for (attribute, value) in changed {
+                let marker = parameter(value)
+                assignments.append("\(quoted(attribute.name)) = \(marker)")
+                differs.append("\"t\".\(quoted(attribute.name)) IS DISTINCT FROM \(marker)")
+                guard TextForm.applies(to: attribute.type) else { continue }
+                for (form, formed) in zip(TextForm.allCases, TextForm.values(of: value)) {
+                    assignments.append("\(quoted(form.column(of: attribute.name))) = \(parameter(formed))")
+                }
+            }
+            let sql = "UPDATE \(quoted(layout.table)) AS \"t\" SET \(assignments.joined(separator: ", ")), \"_version\" = \"t\".\"_version\" + 1"
+                + " WHERE \(condition) AND (\(differs.joined(separator: " OR "))) RETURNING \(returning(layout))"
+            return (sql, bound)
         }
     }
 
-    /// Runs `sql` — a `DELETE` or an `UPDATE` returning its rows' keys (``returning(_:)``) — in
-    /// one transaction under the write lock that raises the change counter, as a save does.
-    /// `repeatedKey` makes the error of a unique key the statement would repeat from the
-    /// server's message.
-    private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, sql: String, _ arguments: [AttributeValue],
-                            repeatedKey: ((String) -> StoreError)? = nil) throws -> BatchWriteResult {
+    /// Runs the statement `statement` makes — a `DELETE` or an `UPDATE` returning its rows' keys
+    /// (``returning(_:)``) — in one transaction under the write lock that raises the change
+    /// counter, as a save does. The statement is compiled in the transaction, so that texts its
+    /// `MATCHES` reads first are those it then writes. `repeatedKey` makes the error of a
+    /// unique key the statement would repeat from the server's message.
+    private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, repeatedKey: ((String) -> StoreError)? = nil,
+                            statement: (inout QueryCompiler) throws -> (String, [AttributeValue])) throws -> BatchWriteResult {
         var result = BatchWriteResult(entity: layout.entity)
         let counter = try transaction(doing) {
+            var compiler = compiler()
+            let (sql, arguments) = try statement(&compiler)
             let rows: [PostgresRow]
             do {
                 rows = try query(sql, arguments).rows
@@ -89,10 +94,10 @@ extension PostgresStore {
 
     /// The condition selecting the rows of `query` in a statement on its table as `t` (its own
     /// condition, or `_pk IN` the fetch's when its key paths need joins), and its arguments.
-    private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout) throws -> (String, [AttributeValue]) {
-        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+    private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout,
+                          _ compiler: inout QueryCompiler) throws -> (String, [AttributeValue]) {
         if let condition = try compiler.conditions(for: query.unbounded) { return (condition, compiler.arguments) }
-        compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        compiler = self.compiler()
         let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
         return ("\"t\".\"_pk\" IN (\(selection))", compiler.arguments)
     }

@@ -108,20 +108,56 @@ extension PostgresStore {
         }
     }
 
+    /// A compiler in PostgreSQL's dialect whose `MATCHES` may read texts on this store's
+    /// connection first (``QueryCompiler/readTexts``); callers hold `lock`. `beforeFirstRead`
+    /// runs once, before the first such read.
+    func compiler(beforeFirstRead: (() throws -> Void)? = nil) -> QueryCompiler {
+        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
+        var before = beforeFirstRead
+        compiler.readTexts = { sql in
+            try before?()
+            before = nil
+            return try self.query(sql).rows.map { try $0.decode(String.self) }
+        }
+        return compiler
+    }
+
+    /// Runs `body` holding the connection, given a compiler (``compiler(beforeFirstRead:)``)
+    /// for the one statement `body` runs: when the compiler reads texts first, the two run in
+    /// one read-only repeatable-read transaction, so that the statement reads the rows the
+    /// texts came from.
+    func reading<T>(_ doing: String, _ body: (inout QueryCompiler) throws -> T) throws -> T {
+        try run(doing) {
+            var inTransaction = false
+            var compiler = compiler {
+                try self.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                inTransaction = true
+            }
+            do {
+                let result = try body(&compiler)
+                if inTransaction { try query("COMMIT") }
+                return result
+            } catch {
+                if inTransaction { _ = try? query("ROLLBACK") }  // The read's error is the one to report.
+                throw error
+            }
+        }
+    }
+
     public func fetch(_ query: StoreQuery) throws -> [RowSnapshot] {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
         let selection = plan.selections.t
-        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        let sql = try compiler.select({ _ in selection }, for: query)
-        return try snapshots("fetching \(query.entity.name)", plan: plan, sql: sql, compiler.arguments, defaultEntity: layout.entity.name)
+        return try reading("fetching \(query.entity.name)") { compiler in
+            let sql = try compiler.select({ _ in selection }, for: query)
+            return try self.query(sql, compiler.arguments).rows.map { try plan.snapshot(from: $0, defaultEntity: layout.entity.name) }
+        }
     }
 
     public func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList {
         let layout = try schema.layout(of: query.entity.name)
-        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
-        return try run("fetching \(query.entity.name)") {
+        return try reading("fetching \(query.entity.name)") { compiler in
+            let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
             var ids = ObjectIDList(entity: layout.entity)
             for row in try self.query(sql, compiler.arguments).rows {
                 if layout.hasEntityColumn {
@@ -136,10 +172,9 @@ extension PostgresStore {
     }
 
     public func count(_ query: StoreQuery) throws -> Int {
-        var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
-        let counted = try run("counting \(query.entity.name)") {
-            try self.query(sql, compiler.arguments).rows.first?.decode(Int64.self) ?? 0
+        let counted = try reading("counting \(query.entity.name)") { compiler in
+            let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
+            return try self.query(sql, compiler.arguments).rows.first?.decode(Int64.self) ?? 0
         }
         let afterOffset = max(0, Int(counted) - query.offset)
         return query.limit.map { min($0, afterOffset) } ?? afterOffset
@@ -150,8 +185,6 @@ extension PostgresStore {
     /// the having-predicate's `[c]`/`[d]` and the string sorts; on other computed text those are
     /// refused.
     public func fetchAggregates(_ request: CheckedAggregateRequest) throws -> [[AttributeValue]] {
-        var inner = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        let grouping = try inner.grouping(request)
         let resultsSchema = StoreSchema(model: request.resultsModel)
         guard let table = resultsSchema.tables.first else {
             throw StoreError(.unknownEntity, "no table for the aggregate results")
@@ -160,15 +193,17 @@ extension PostgresStore {
                                    sortDescriptors: request.sortDescriptors.map(\.descriptor))
         results.fetchLimit = request.limit ?? 0
         results.fetchOffset = request.offset
-        var outer = QueryCompiler(schema: resultsSchema, model: request.resultsModel, dialect: .postgres)
-        outer.textFormAttributes = inner.groupTextForms
-        // The outer statement's parameters follow the grouping's: its markers are renumbered.
-        outer.skipParameters(inner.arguments.count)
         let selection = table.columns.map { "\"t\".\(quoted($0.name))" }.joined(separator: ", ")
-        let sql = try outer.select({ _ in selection }, for: try StoreQuery(results, model: request.resultsModel), from: "(\(grouping))")
         let types = request.results.attributes.map(\.type)
-        return try run("aggregating \(request.entity.name)") {
-            try query(sql, inner.arguments + outer.arguments).rows.map { row in
+        return try reading("aggregating \(request.entity.name)") { inner in
+            let grouping = try inner.grouping(request)
+            // The groups are no table to read texts from: the outer statement reads none.
+            var outer = QueryCompiler(schema: resultsSchema, model: request.resultsModel, dialect: .postgres)
+            outer.textFormAttributes = inner.groupTextForms
+            // The outer statement's parameters follow the grouping's: its markers are renumbered.
+            outer.skipParameters(inner.arguments.count)
+            let sql = try outer.select({ _ in selection }, for: try StoreQuery(results, model: request.resultsModel), from: "(\(grouping))")
+            return try query(sql, inner.arguments + outer.arguments).rows.map { row in
                 try zip(row, types).enumerated().map { index, cell in
                     guard let value = PostgresValues.readAggregate(cell.0, as: cell.1) else {
                         throw StoreError(.corruptValue, "aggregating \(request.entity.name): \(request.columns[index].key) is "

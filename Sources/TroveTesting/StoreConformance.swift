@@ -316,8 +316,14 @@ public enum StoreConformance {
         try step("a batch update leaving rows that hold the value") { context in
             try context.execute(update("views < 5", ["views": .integer(2)])).objectIDs
         }
+        try step("a batch update selecting by MATCHES[c]") { context in
+            try context.execute(update("title MATCHES[c] 'photo 2\\\\d'", ["views": .integer(99)])).objectIDs
+        }
         try step("a batch delete") { context in
             try context.execute(BatchDeleteRequest(entityName: "Photo", where: "views >= 25 OR title BEGINSWITH[c] 'photo 1'")).objectIDs
+        }
+        try step("a batch delete selecting by MATCHES[cd]") { context in
+            try context.execute(BatchDeleteRequest(entityName: "Photo", where: "title MATCHES[cd] 'PHOTO \\\\d*3'")).objectIDs
         }
         let store = contexts[1].store
         let before = try store.changeToken()

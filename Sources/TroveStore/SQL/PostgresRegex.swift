@@ -8,7 +8,8 @@ import TrovePredicate
 /// depend on greediness). Both match Unicode scalars. Everything else — `\d` `\w` `\s` `\b`
 /// `\p{…}` and other escapes of letters, anchors, `(?…)` groups and flags, possessive
 /// quantifiers, set operations and POSIX classes in brackets — is refused with
-/// ``StoreError/Code/unsupportedFormat`` naming it, since the two engines read it differently.
+/// ``StoreError/Code/unsupportedFormat`` naming it, since the two engines read it differently
+/// (``QueryCompiler/postgresMatches(_:folded:type:pattern:_:)`` then matches in Swift).
 enum PostgresRegex {
     /// ICU's `.`: any scalar but a line terminator.
     private static let anyButLineEnd = #"[^\n\v\f\r\u0085\u2028\u2029]"#
@@ -104,7 +105,6 @@ enum PostgresRegex {
     }
 
     private static func refusal(_ construct: String) -> StoreError {
-        StoreError(.unsupportedFormat, "MATCHES on PostgreSQL reads a subset of ICU's regular expressions, which \(construct) is not in;"
-            + " rewrite the pattern, or fetch with the rest of the predicate and filter with MATCHES in memory")
+        StoreError(.unsupportedFormat, "MATCHES in a PostgreSQL statement reads a subset of ICU's regular expressions, which \(construct) is not in")
     }
 }

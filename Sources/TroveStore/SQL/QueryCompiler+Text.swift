@@ -90,3 +90,51 @@ extension QueryCompiler {
     /// Stands for the selection of a statement written before its selection is known.
     private static let selectionMarker = "\u{1}selection\u{1}"
 }
+
+// MARK: MATCHES on PostgreSQL
+
+extension QueryCompiler {
+    /// PostgreSQL: `operand` (of type `type`; `folded` is it folded with the comparison's
+    /// options) matched against the ICU regular expression `pattern`, with the answers of
+    /// ``PredicateText/matches(_:regex:options:)``.
+    ///
+    /// The part of ICU's syntax that PostgreSQL reads alike runs as PostgreSQL's `~`
+    /// (``PostgresRegex``), `[d]` against the folded text. The rest — `[c]` (ICU folds case as
+    /// PostgreSQL's collations do not) and what ``PostgresRegex`` refuses — runs on a stored text
+    /// attribute by reading its distinct texts first (``readTexts``), matching them with
+    /// ``PredicateText`` (as SQLite does, row by row), and testing `operand` against those that
+    /// match. Elsewhere (a derived value, an aggregate, no ``readTexts``) it is refused.
+    mutating func postgresMatches(_ operand: String, folded: String, type: AttributeType?, pattern: String,
+                                  _ comparison: CheckedPredicate.Comparison) throws -> String {
+        let options = comparison.options
+        let reason: String
+        if options.contains(.caseInsensitive) {
+            reason = "MATCHES[c] does not run in a PostgreSQL statement (ICU folds case as PostgreSQL's collations do not)"
+        } else {
+            do {
+                let regex = try PostgresRegex.wholeMatch(PredicateText.fold(pattern, options: options))
+                return "(\(folded) ~ \(bind(.string(regex), type, [])))"
+            } catch let error as StoreError {
+                reason = error.message
+            }
+        }
+        if case .value(let value) = comparison.left {
+            // A constant matched against a constant.
+            guard let text = value.text else { return "FALSE" }
+            return try PredicateText.matches(text, regex: pattern, options: options) ? "TRUE" : "FALSE"
+        }
+        guard let readTexts, case .keyPath(let path) = comparison.left, let last = path.steps.last,
+              let attribute = last.attribute, attribute.isStored, TextForm.applies(to: attribute.type) else {
+            throw StoreError(.unsupportedFormat, "\(reason), and only a stored text attribute's values can be matched in Swift first;"
+                + " rewrite the pattern, or fetch with the rest of the predicate and filter with MATCHES in memory")
+        }
+        let table = try schema.layout(of: last.entityName).table
+        let column = quoted(attribute.name)
+        let texts = try readTexts("SELECT DISTINCT \(column) FROM \(quoted(table)) WHERE \(column) IS NOT NULL")
+        let matching = try texts.filter { try PredicateText.matches($0, regex: pattern, options: options) }
+        guard !matching.isEmpty else { return "FALSE" }
+        // One parameter however many texts match: a JSON array.
+        let list = String(decoding: try JSONSerialization.data(withJSONObject: matching), as: UTF8.self)
+        return "(\(operand) IN (SELECT jsonb_array_elements_text(CAST(\(bind(.string(list), .string, [])) AS jsonb))))"
+    }
+}

@@ -33,6 +33,11 @@ package struct QueryCompiler {
     /// for every stored one. An aggregate request's groups, read as rows of its results
     /// entity, keep those ``grouping(_:)`` selected (``groupTextForms``).
     package var textFormAttributes: Set<String>?
+    /// PostgreSQL: runs a statement selecting one text column and gives its values. With it, a
+    /// `MATCHES` PostgreSQL's regular expressions cannot run exactly is answered from the texts
+    /// that match, read first (see ``postgresMatches(_:folded:type:pattern:_:)``); without it,
+    /// such a `MATCHES` is refused.
+    package var readTexts: ((String) throws -> [String])?
     /// PostgreSQL: the results' text attributes whose forms ``grouping(_:)`` selected beside
     /// them (a group's key, and the `@min`/`@max` of a stored text attribute).
     package internal(set) var groupTextForms: Set<String> = []
@@ -274,13 +279,7 @@ package struct QueryCompiler {
                     return "\(left) LIKE \(bind(.string(SQLDialect.postgresLikePattern(folded)), type, []))"
                 }
                 if comparison.op == .matches, dialect == .postgres, let pattern = value.text {
-                    // ICU's case-insensitive matching folds as PostgreSQL's cannot (by the
-                    // collation's ctype): refused rather than answered differently.
-                    guard !options.contains(.caseInsensitive) else {
-                        throw StoreError(.unsupportedFormat, "MATCHES[c] does not run on PostgreSQL; write the pattern's letters in both cases ([Aa]), or filter with MATCHES[c] in memory")
-                    }
-                    let folded = PredicateText.fold(pattern, options: foldsOperands ? options : [])
-                    return "(\(left) ~ \(bind(.string(try PostgresRegex.wholeMatch(folded)), type, [])))"
+                    return try postgresMatches(operand, folded: left, type: type, pattern: pattern, comparison)
                 }
                 right = bind(value, type, foldsOperands ? options : [])
             } else {
@@ -531,7 +530,7 @@ package struct QueryCompiler {
     }
 
     /// A parameter for `value`, in the form the column holds (see ``bound(_:_:)``).
-    private mutating func bind(_ value: AttributeValue, _ type: AttributeType?, _ options: StringOptions) -> String {
+    mutating func bind(_ value: AttributeValue, _ type: AttributeType?, _ options: StringOptions) -> String {
         let binding = Binding(type: type, options: options)
         bindings.append(binding)
         let bound = Self.bound(value, binding)
