@@ -21,9 +21,10 @@ struct ImportCommand: ParsableCommand {
             just after the last saved batch; --restart starts over. `trove inspect` shows checkpoints. \
             One import of a file runs at a time: a second import of the same file waits for the \
             first to finish (saying so), then starts over, or resumes if the first was killed.
-            --dry-run runs the whole import on a copy of the store and reports it exactly as a \
+            --dry-run runs the whole import on a copy of the store (in TMPDIR; on PostgreSQL, in \
+            a schema of its own in the database) and reports it exactly as a \
             real run would (summary, --rejects and --report files, exit code), leaving the store \
-            as it was (no checkpoint either); it needs an SQLite store (on PostgreSQL it exits 3).
+            as it was (no checkpoint either).
             Prints progress (a bar when stderr is a terminal, else a line every few seconds) and \
             a summary on stderr. Exit codes: 0 every record imported; 2 some records rejected \
             (the rest landed), --strict stopped, the input is not JSON (the records before the \
@@ -94,11 +95,6 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let location = try store.location
-        if dryRun, case .postgres(let database) = location {
-            throw CLIFailure(.storeError, "--dry-run imports into a copy of an SQLite store file, and \(database) is a PostgreSQL"
-                + " database; try the import on a copy of the database instead (createdb -T \(database.database) \(database.database)_try),"
-                + " then drop the copy")
-        }
         // A dry run only reads the store (to copy it): opened for reading, it cannot be written.
         let opened = try location.open(readOnly: dryRun)
         let model = opened.model

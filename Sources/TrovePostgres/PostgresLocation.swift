@@ -26,6 +26,9 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     let password: String?
     /// The database.
     public let database: String
+    /// The schema the store's tables are in, when not the user's default (`search_path`): a
+    /// scratch copy's (``PostgresStore/withScratchCopy(_:)``).
+    let schema: String?
 
     /// Whether `text` names a PostgreSQL store (`postgres://` or `postgresql://`) rather than a file.
     public static func isPostgresURL(_ text: String) -> Bool {
@@ -56,26 +59,34 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         password = components.password.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.isEmpty ? environment["PGDATABASE"] ?? user : path.removingPercentEncoding ?? path
+        schema = nil
     }
 
     /// The same server and credentials, another database.
     public func database(_ name: String) -> PostgresLocation {
-        PostgresLocation(host: host, port: port, socketFolder: socketFolder, user: user, password: password, database: name)
+        PostgresLocation(host: host, port: port, socketFolder: socketFolder, user: user, password: password, database: name, schema: nil)
     }
 
-    private init(host: String?, port: Int, socketFolder: String?, user: String, password: String?, database: String) {
+    /// The same database, its schema `name`.
+    func schema(_ name: String) -> PostgresLocation {
+        PostgresLocation(host: host, port: port, socketFolder: socketFolder, user: user, password: password, database: database, schema: name)
+    }
+
+    private init(host: String?, port: Int, socketFolder: String?, user: String, password: String?, database: String, schema: String?) {
         self.host = host
         self.port = port
         self.socketFolder = socketFolder
         self.user = user
         self.password = password
         self.database = database
+        self.schema = schema
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE`, without the password.
     public var description: String {
-        if let socketFolder { return "postgres://\(user)@/\(database)?host=\(socketFolder)&port=\(port)" }
-        return "postgres://\(user)@\(host ?? "localhost"):\(port)/\(database)"
+        let inSchema = schema.map { " (schema \($0))" } ?? ""
+        if let socketFolder { return "postgres://\(user)@/\(database)?host=\(socketFolder)&port=\(port)" + inSchema }
+        return "postgres://\(user)@\(host ?? "localhost"):\(port)/\(database)" + inSchema
     }
 
     /// `text` — a `postgres://` URL as given, parsed or not — with any password replaced by

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import PostgresNIO
+package import PostgresNIO
 public import TroveModel
 public import TroveStore
 
@@ -51,8 +51,15 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     static let metadataTable = "_trove_metadata"
     /// The one-row table whose counter every save raises: the change token.
     static let changesTable = "_trove_changes"
-    /// The key of the advisory lock every save holds for its transaction.
-    static let writeLockKey: Int64 = 0x7472_6F76_6501  // "trove" + 1
+    /// The key of the advisory lock every save holds for its transaction: one per database, and
+    /// one per scratch copy (whose saves need not wait for the database's writers).
+    var writeLockKey: Int64 {
+        let key: Int64 = 0x7472_6F76_6501  // "trove" + 1
+        guard let schema = location.schema else { return key }
+        // FNV-1a of the schema's name: the same in every process.
+        let hash = schema.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        return key ^ Int64(bitPattern: hash)
+    }
 
     /// Opens the store at `location` made with `model`, creating its tables in an empty database.
     /// - Throws: ``StoreError`` — ``StoreError/Code/unreachable`` when the server cannot be
@@ -119,8 +126,17 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
                                   password: location.password, database: location.database, tls: .disable)
         }
         do {
-            return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
-                                                  id: 1, logger: logger).wait()
+            let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                                            id: 1, logger: logger).wait()
+            if let schema = location.schema {
+                do {
+                    _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(quoted(schema))"), logger: logger).wait()
+                } catch {
+                    try? connection.close().wait()  // The setting's error is the one to report.
+                    throw error
+                }
+            }
+            return connection
         } catch where sqlState(of: error) == "3D000" {
             throw StoreError(.notFound, "the server has no database \(location.database) (\(location)); create it: trove init \(location) --model MODEL.json, or PostgresStore.createDatabase(at:)")
         } catch {
@@ -131,7 +147,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// Runs `sql` with `values` bound as `$1`, `$2`, … and returns its rows and the number of
     /// rows it changed. Callers hold `lock`.
     @discardableResult
-    func query(_ sql: String, _ values: [AttributeValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
+    package func query(_ sql: String, _ values: [AttributeValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
         try query(Self.statement(sql, values))
     }
 
@@ -152,7 +168,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
 
     /// Runs `body` holding the connection, turning the server's and the driver's errors into
     /// ``StoreError``s that say what was being done.
-    func run<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+    package func run<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         return try Self.run(doing, location: location, body)
@@ -163,7 +179,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         try run(doing) {
             try query("BEGIN")
             do {
-                try query("SELECT pg_advisory_xact_lock($1)", [.integer(Self.writeLockKey)])
+                try query("SELECT pg_advisory_xact_lock($1)", [.integer(writeLockKey)])
                 let result = try body()
                 try query("COMMIT")
                 return result
@@ -305,14 +321,14 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
         lock.lock()
         defer { lock.unlock() }
         _ = try run("taking the write lock of \(location)") {
-            try query("SELECT pg_advisory_lock($1)", [.integer(Self.writeLockKey)])
+            try query("SELECT pg_advisory_lock($1)", [.integer(writeLockKey)])
         }
         defer {
             // An unlock that fails leaves the lock to the connection's end (the server frees it
             // then); other processes' saves wait until then, so say so.
             do {
                 _ = try run("freeing the write lock of \(location)") {
-                    try query("SELECT pg_advisory_unlock($1)", [.integer(Self.writeLockKey)])
+                    try query("SELECT pg_advisory_unlock($1)", [.integer(writeLockKey)])
                 }
             } catch {
                 Self.logger.warning("could not free the write lock of \(location): \(error); other writers wait until this store closes")

@@ -102,6 +102,18 @@ public protocol BulkWritingStore: PersistentStore {
     func bulkWriting<T>(_ body: () throws -> T) throws -> T
 }
 
+/// A store that can run work on a scratch copy of itself — an import's dry run — whose writes
+/// never reach the store. ``SQLiteStore`` copies its file into the temporary directory; the
+/// PostgreSQL store copies its tables into a schema of their own in the same database.
+public protocol ScratchCopyingStore: PersistentStore {
+    /// Runs `body` on a copy of the store — every row and its metadata, as of one read —
+    /// opened as a store of its own, and removes the copy when `body` returns or throws.
+    /// > Warning: It costs a copy of the whole store: its size, and the time to write it.
+    /// - Throws: ``StoreError`` when the copy cannot be made, or cannot be removed after (the
+    ///   message says where it is, to remove it by hand); whatever `body` throws.
+    func withScratchCopy<T>(_ body: (any PersistentStore) throws -> T) throws -> T
+}
+
 /// A row as read from a store: its identity, version, attribute values, and the to-one
 /// relationships the row itself holds.
 public struct RowSnapshot: Sendable, Hashable {

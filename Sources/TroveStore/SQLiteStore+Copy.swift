@@ -29,3 +29,33 @@ extension SQLiteStore {
         return copy
     }
 }
+
+extension SQLiteStore: ScratchCopyingStore {
+    /// Runs `body` on a copy of the store (``copy(to:)``) in a folder of its own in the
+    /// temporary directory (`TMPDIR`), or in memory for a store in memory, and removes it after.
+    public func withScratchCopy<T>(_ body: (any PersistentStore) throws -> T) throws -> T {
+        guard url != nil else { return try body(try copy(to: nil)) }
+        let manager = FileManager.default
+        let folder = manager.temporaryDirectory.appendingPathComponent("trove-scratch-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.fileAccess, "a scratch copy of the store goes in the temporary directory, but \(folder.path) cannot be made:"
+                + " \(error.localizedDescription); set TMPDIR to a folder with room for a copy of the store")
+        }
+        let result: T
+        do {
+            // The copy is released, and so closed, when `body` returns.
+            result = try body(try copy(to: folder.appendingPathComponent("copy.trove")))
+        } catch {
+            try? manager.removeItem(at: folder)  // The error of the work or of the copy is the one to report.
+            throw error
+        }
+        do {
+            try manager.removeItem(at: folder)
+        } catch {
+            throw StoreError(.fileAccess, "the scratch copy of the store in \(folder.path) could not be removed: \(error.localizedDescription); remove it by hand")
+        }
+        return result
+    }
+}

@@ -78,17 +78,53 @@ struct PostgresCLITests {
     }
 
     /// What PostgreSQL cannot do exits 3 saying what to do instead, and changes nothing.
-    @Test func migrateAndADryRunImportAreRefusedSayingWhatToDo() throws {
+    @Test func migrateIsRefusedSayingWhatToDo() throws {
         let database = try TemporaryDatabase(created: false)
         let url = database.url()
         #expect(try run("init", url, "--model", modelPath).status == 0)
         let migrate = try run("migrate", url, "--model", modelPath)
         #expect(migrate.status == 3)
         #expect(migrate.stderr.hasPrefix("trove: trove migrate migrates SQLite store files, and \(url) is a PostgreSQL database; move its objects instead"))
-        let dryRun = try run("import", url, "-", "--entity", "Photo", "--dry-run", input: #"[{"id": "p1"}]"#)
-        #expect(dryRun.status == 3)
-        #expect(dryRun.stderr.contains("--dry-run imports into a copy of an SQLite store file"), "\(dryRun.stderr)")
         #expect(try run("count", url, "Photo").stdout == "0\n")
+    }
+
+    /// A dry run on a database reports what the real run then does — summary, rejects and exit
+    /// code — over several batches that update what the database held, and leaves the database
+    /// as it was, with no scratch schema behind.
+    @Test func aDryRunImportReportsWhatARealRunDoesAndLeavesTheDatabaseAsItWas() throws {
+        let database = try TemporaryDatabase(created: false)
+        let url = database.url()
+        #expect(try run("init", url, "--model", modelPath).status == 0)
+        let seed = (0..<20).map { #"{"id": "p\#($0)", "title": "old \#($0)", "views": \#($0), "owner": {"id": "o\#($0 % 3)", "name": "Old"}}"# }
+        #expect(try run("import", url, "-", "--entity", "Photo", input: "[" + seed.joined(separator: ",") + "]").status == 0)
+        // Updates of seeded photos and new ones, new and seeded owners, and rejected records.
+        let payload = (10..<50).map { index in
+            index % 9 == 0 ? #"{"id": "p\#(index)", "views": "lots"}"#
+                : #"{"id": "p\#(index)", "title": "new \#(index)", "views": \#(index * 2), "owner": {"id": "o\#(index % 5)", "name": "New"}}"#
+        }
+        try Data(("[" + payload.joined(separator: ",") + "]").utf8).write(to: dir.file("payload.json"))
+        func export() throws -> String {
+            try run("export", url, "Photo", "--sort", "id", "--format", "ndjson", "--relationships", "nested").stdout
+        }
+        let before = try export()
+        let store = try PostgresStore(location: database.location)
+        let token = try store.changeToken()
+
+        let dry = try run("import", url, "payload.json", "--entity", "Photo", "--batch-size", "7", "--rejects", "dry.ndjson", "--dry-run")
+        #expect(dry.status == 2, "\(dry.stderr)")
+        #expect(try export() == before)
+        #expect(try !store.hasChanged(since: token))
+        let scratch = try store.run("listing schemas") {
+            try store.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'trove_scratch_%'").rows.count
+        }
+        #expect(scratch == 0)
+        #expect(try store.metadata().keys.allSatisfy { !$0.hasPrefix(ImportCheckpoint.metadataKey(for: "")) }, "no checkpoint left")
+
+        let real = try run("import", url, "payload.json", "--entity", "Photo", "--batch-size", "7", "--rejects", "real.ndjson")
+        #expect(real.status == 2)
+        #expect(dry.stderr.replacingOccurrences(of: "dry.ndjson", with: "real.ndjson") == "dry run, nothing written: " + real.stderr)
+        #expect(try Data(contentsOf: dir.file("dry.ndjson")) == Data(contentsOf: dir.file("real.ndjson")))
+        #expect(try export() != before)
     }
 
     /// A database that exists and holds nothing gets the tables (its owner needs no right to

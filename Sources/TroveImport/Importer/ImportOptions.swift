@@ -31,13 +31,14 @@ public struct ImportOptions: Sendable {
     /// scope, resuming from a checkpoint — and reports it as a real run would (the report and
     /// every rejected record the same), but writes nothing to the store (default `false`).
     ///
-    /// The import runs on a copy of the store (``SQLiteStore/copy(to:)``, in the temporary
-    /// directory — `TMPDIR` — for a file store, in memory for an in-memory one), made when it
-    /// starts and removed when it ends, so that each batch sees what the batches before it
+    /// The import runs on a scratch copy of the store (``ScratchCopyingStore``: for an
+    /// ``SQLiteStore``, a file in the temporary directory — `TMPDIR` — or memory for an
+    /// in-memory one; for the PostgreSQL store, a schema of its own in the database), made when
+    /// it starts and removed when it ends, so that each batch sees what the batches before it
     /// would have written and the counts match a real run's; the store itself is only read, and
     /// no checkpoint is left in it. Hooks see objects of a context on the copy.
-    /// > Warning: A dry run costs a copy of the whole store (its size on disk, and the time to
-    /// > write it) on top of the import. It needs the context's store to be an ``SQLiteStore``.
+    /// > Warning: A dry run costs a copy of the whole store (its size, and the time to write
+    /// > it) on top of the import. It needs the context's store to be a ``ScratchCopyingStore``.
     public var dryRun: Bool
 
     /// Creates options.

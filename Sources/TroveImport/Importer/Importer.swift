@@ -91,45 +91,28 @@ public final class Importer {
     }
 
     /// What `body` returns given an importer like this one (its options but ``ImportOptions/dryRun``,
-    /// its test seam) working on a copy of the store, which is removed after: a dry run.
-    /// - Throws: ``ImportError`` `.invalidOptions` when the store is not an ``SQLiteStore``;
-    ///   the store's error when it cannot be copied; whatever `body` throws.
+    /// its test seam) working on a scratch copy of the store, which is removed after: a dry run.
+    /// - Throws: ``ImportError`` `.invalidOptions` when the store cannot be copied
+    ///   (``ScratchCopyingStore``), or when the copy could not be removed after the run (the
+    ///   report is in the error); the store's error when it cannot be copied; whatever `body` throws.
     func rehearsing(_ body: (Importer) throws -> ImportReport) throws -> ImportReport {
-        guard let store = context.store as? SQLiteStore else {
-            throw ImportError(.invalidOptions, "a dry run copies the store, and only an SQLiteStore can be copied; this store is a \(type(of: context.store))")
+        guard let store = context.store as? any ScratchCopyingStore else {
+            throw ImportError(.invalidOptions, "a dry run imports into a copy of the store, and a \(type(of: context.store)) cannot be copied")
         }
         var options = options
         options.dryRun = false
-        guard store.url != nil else { return try rehearse(in: nil, from: store, options: options, body) }
-        let manager = FileManager.default
-        let folder = manager.temporaryDirectory.appendingPathComponent("trove-dry-run-\(UUID().uuidString)", isDirectory: true)
+        var ran: ImportReport?
         do {
-            try manager.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ImportError(.invalidOptions, "a dry run copies the store into the temporary directory, but \(folder.path) cannot be made: \(error.localizedDescription); set TMPDIR to a folder with room for a copy of the store")
+            return try store.withScratchCopy { copy in
+                let importer = Importer(context: try Container(store: copy).newBackgroundContext(), options: options)
+                importer.beforeBatchSave = beforeBatchSave
+                let report = try body(importer)
+                ran = report
+                return report
+            }
+        } catch let error as StoreError where ran != nil {
+            throw ImportError(.invalidOptions, "the dry run ran (its report is in this error), but \(error.message)", report: ran)
         }
-        let report: ImportReport
-        do {
-            // In a function of its own, so that the copy is closed when it returns.
-            report = try rehearse(in: folder.appendingPathComponent("copy.trove"), from: store, options: options, body)
-        } catch {
-            try? manager.removeItem(at: folder)  // The import's own error is the one to report.
-            throw error
-        }
-        do {
-            try manager.removeItem(at: folder)
-        } catch {
-            throw ImportError(.invalidOptions, "the dry run ran (its report is in this error), but its copy of the store in \(folder.path) could not be removed: \(error.localizedDescription); remove it by hand", report: report)
-        }
-        return report
-    }
-
-    /// What `body` returns given an importer with `options` on a copy of `store` at `url`.
-    private func rehearse(in url: URL?, from store: SQLiteStore, options: ImportOptions,
-                          _ body: (Importer) throws -> ImportReport) throws -> ImportReport {
-        let importer = Importer(context: try Container(store: try store.copy(to: url)).newBackgroundContext(), options: options)
-        importer.beforeBatchSave = beforeBatchSave
-        return try body(importer)
     }
 
     /// The mapping of an entity, computed once.
