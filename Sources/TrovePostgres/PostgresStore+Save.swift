@@ -31,10 +31,16 @@ extension PostgresStore {
         }
     }
 
-    /// Raises the change counter by one and returns it. Callers run it last in a write's
-    /// transaction, under the write lock: the counter moves by exactly that write.
+    /// Raises the change counter by one, notifies the listeners of ``changeTokens(pollingEvery:)``
+    /// (at commit) and returns it. Callers run it last in a write's transaction, under the
+    /// write lock: the counter moves by exactly that write.
     func raiseCounter() throws -> Int64 {
-        try query("UPDATE \(quoted(Self.changesTable)) SET \"counter\" = \"counter\" + 1 RETURNING \"counter\"").rows.first?.decode(Int64.self) ?? 0
+        let sql = """
+            WITH "raised" AS (UPDATE \(quoted(Self.changesTable)) SET "counter" = "counter" + 1 RETURNING "counter")
+            SELECT "counter", pg_notify($1, "counter"::text) FROM "raised"
+            """
+        // The second cell is pg_notify's void.
+        return try query(sql, [.string(changesChannel)]).rows.first.map { try Array($0)[0].decode(Int64.self) } ?? 0
     }
 
     /// Takes a primary key for each insert from its table's sequence, in the change set's

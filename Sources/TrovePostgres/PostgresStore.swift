@@ -116,7 +116,18 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
 
     // MARK: Connection
 
+    /// A new connection to `location`, blocking until it is open.
+    /// - Throws: ``StoreError`` (see ``connectionError(_:_:)``).
     static func connect(to location: PostgresLocation) throws -> PostgresConnection {
+        do {
+            return try connecting(to: location).wait()
+        } catch {
+            throw connectionError(error, location)
+        }
+    }
+
+    /// A connection to `location` being opened, its `search_path` set to the location's schema.
+    static func connecting(to location: PostgresLocation) -> EventLoopFuture<PostgresConnection> {
         let configuration: PostgresConnection.Configuration
         if let folder = location.socketFolder {
             configuration = .init(unixSocketPath: "\(folder)/.s.PGSQL.\(location.port)", username: location.user,
@@ -125,23 +136,23 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
             configuration = .init(host: location.host ?? "localhost", port: location.port, username: location.user,
                                   password: location.password, database: location.database, tls: .disable)
         }
-        do {
-            let connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
-                                                            id: 1, logger: logger).wait()
-            if let schema = location.schema {
-                do {
-                    _ = try connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(quoted(schema))"), logger: logger).wait()
-                } catch {
-                    try? connection.close().wait()  // The setting's error is the one to report.
-                    throw error
-                }
-            }
-            return connection
-        } catch where sqlState(of: error) == "3D000" {
-            throw StoreError(.notFound, "the server has no database \(location.database) (\(location)); create it: trove init \(location) --model MODEL.json, or PostgresStore.createDatabase(at:)")
-        } catch {
-            throw StoreError(.unreachable, "could not connect to \(location): \(describe(error)); check that the server runs and the host, port, user, password and database are right")
+        let opening = PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+                                                 id: 1, logger: logger)
+        guard let schema = location.schema else { return opening }
+        return opening.flatMap { connection in
+            connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(quoted(schema))"), logger: logger)
+                .map { _ in connection }
+                // The setting's error is the one to report.
+                .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
+    }
+
+    /// The ``StoreError`` of a connection to `location` that could not be opened.
+    static func connectionError(_ error: any Error, _ location: PostgresLocation) -> StoreError {
+        guard sqlState(of: error) != "3D000" else {
+            return StoreError(.notFound, "the server has no database \(location.database) (\(location)); create it: trove init \(location) --model MODEL.json, or PostgresStore.createDatabase(at:)")
+        }
+        return StoreError(.unreachable, "could not connect to \(location): \(describe(error)); check that the server runs and the host, port, user, password and database are right")
     }
 
     /// Runs `sql` with `values` bound as `$1`, `$2`, … and returns its rows and the number of

@@ -76,6 +76,19 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// and, when the store has changed since, refreshes the objects it holds.
     func changeToken() throws -> StoreChangeToken
 
+    /// The store's change tokens as commits happen: first the token when the stream starts,
+    /// then a new one after commits — other processes', other connections', and this store's
+    /// own — so that a context can refresh as soon as another writer saves (Core Data's remote
+    /// change notifications).
+    ///
+    /// Tokens arrive in order; one not yet taken is replaced by a newer one, so a slow consumer
+    /// sees the latest state, not every commit. A store that must look for commits (SQLite, by
+    /// default) reads ``changeToken()`` every `interval`; one that is told of them (PostgreSQL,
+    /// through `LISTEN`/`NOTIFY`) ignores `interval`. The stream ends when its consumer stops
+    /// iterating or its task is cancelled.
+    /// - Throws: (from the stream) the store's error when reading the token or listening fails.
+    func changeTokens(pollingEvery interval: Duration) -> AsyncThrowingStream<StoreChangeToken, any Error>
+
     /// Runs `body` — reads, then a save that depends on them, such as an import batch's
     /// find-or-create — so that no other writer commits between its reads and its save: with
     /// the store's write lock held, which saves inside `body` take again at no cost.
@@ -287,6 +300,29 @@ extension PersistentStore {
     /// store counts as changed). Reads no row.
     public func hasChanged(since token: StoreChangeToken) throws -> Bool {
         try changeToken() != token
+    }
+
+    /// Change tokens read every `interval` (see ``PersistentStore/changeTokens(pollingEvery:)``),
+    /// for a store that is not told of commits.
+    public func changeTokens(pollingEvery interval: Duration) -> AsyncThrowingStream<StoreChangeToken, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: StoreChangeToken.self, bufferingPolicy: .bufferingNewest(1))
+        let polling = Task {
+            var last: StoreChangeToken?
+            do {
+                while true {
+                    let token = try changeToken()
+                    if token != last { continuation.yield(token) }
+                    last = token
+                    try await Task.sleep(for: interval)
+                }
+            } catch is CancellationError {
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in polling.cancel() }
+        return stream
     }
 
     /// The number of stored objects of an entity (with its sub-entities unless told otherwise).

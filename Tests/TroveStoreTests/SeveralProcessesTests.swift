@@ -42,6 +42,19 @@ import TroveTesting
 
     // MARK: Two stores on one file
 
+    /// `changeTokens(pollingEvery:)` on SQLite: the watcher's token when it starts, then its
+    /// token after another store's commit, found by polling.
+    @Test(.timeLimit(.minutes(1))) func anotherStoresCommitArrivesAsAChangeToken() async throws {
+        let watcher = try SQLiteStore(url: url, model: model)
+        let writer = try SQLiteStore(url: url, model: model)
+        var tokens = watcher.changeTokens(pollingEvery: .milliseconds(10)).makeAsyncIterator()
+        let first = try await tokens.next()
+        #expect(first == (try watcher.changeToken()))
+        try insert("ann", into: writer)
+        let next = try await tokens.next()
+        #expect(next == (try watcher.changeToken()) && next != first)
+    }
+
     @Test func twoStoresWritingAlternatelyKeepTheFileConsistent() throws {
         let first = try SQLiteStore(url: url, model: model)
         let second = try SQLiteStore(url: url, model: model)

@@ -38,4 +38,31 @@ import Trove
         #expect(photos.map(\.views) == [0, 0, 0])
         #expect(count == 3)
     }
+
+    /// Following another process's commits: the view context refreshes when the store's change
+    /// token moves.
+    @MainActor @Test(.timeLimit(.minutes(1))) func followingOtherProcessesCommits() async throws {
+        let fixture = try PhotosFixture()
+        let setup = try fixture.container().newBackgroundContext()
+        let inserted = try setup.insert(Photo.self)
+        inserted.id = "p1"
+        try setup.save()
+        let container = try Container(model: fixture.model, url: fixture.storeURL, classes: [Photographer.self, Photo.self, Tag.self])
+        let photo = try #require(try container.viewContext.fetch(Photo.self, sortedBy: "id").first)
+
+        try container.viewContext.refreshIfStoreChanged()       // takes note of where the store is
+        let following = Task { @MainActor in
+            for try await _ in container.store.changeTokens(pollingEvery: .seconds(1)) {
+                try container.viewContext.refreshIfStoreChanged()   // lists following it fetch again
+            }
+        }
+        // Another process (another container on the file) saves.
+        let other = try fixture.container().newBackgroundContext()
+        try other.object(with: photo.objectID).setValue(42, forKey: "views")
+        try other.save()
+        while photo.views != 42 { try await Task.sleep(for: .milliseconds(10)) }
+        following.cancel()
+        #expect(photo.views == 42)
+        try await following.value   // cancelled: the stream ended without an error
+    }
 }
