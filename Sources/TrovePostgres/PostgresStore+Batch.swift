@@ -66,7 +66,7 @@ extension PostgresStore {
                             statement: (inout QueryCompiler) throws -> (String, [AttributeValue])) throws -> BatchWriteResult {
         var result = BatchWriteResult(entity: layout.entity)
         let counter = try transaction(doing) {
-            var compiler = compiler()
+            var compiler = compiler(reading: { Array(try self.query($0).rows) })
             let (sql, arguments) = try statement(&compiler)
             let rows: [PostgresRow]
             do {
@@ -97,7 +97,7 @@ extension PostgresStore {
     private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout,
                           _ compiler: inout QueryCompiler) throws -> (String, [AttributeValue]) {
         if let condition = try compiler.conditions(for: query.unbounded) { return (condition, compiler.arguments) }
-        compiler = self.compiler()
+        compiler = self.compiler(reading: { Array(try self.query($0).rows) })
         let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
         return ("\"t\".\"_pk\" IN (\(selection))", compiler.arguments)
     }

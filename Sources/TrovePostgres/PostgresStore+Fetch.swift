@@ -100,45 +100,54 @@ extension PostgresStore {
         return plan
     }
 
-    /// Runs a SELECT of a read plan's selection and decodes every row.
+    /// Runs a SELECT of a read plan's selection on a reading connection and decodes every row.
     private func snapshots(_ doing: String, plan: PostgresReadPlan, sql: String, _ values: [AttributeValue],
                            defaultEntity: String) throws -> [RowSnapshot] {
-        try run(doing) {
-            try query(sql, values).rows.map { try plan.snapshot(from: $0, defaultEntity: defaultEntity) }
+        try read(doing) { connection in
+            try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows.map {
+                try plan.snapshot(from: $0, defaultEntity: defaultEntity)
+            }
         }
     }
 
-    /// A compiler in PostgreSQL's dialect whose `MATCHES` may read texts on this store's
-    /// connection first (``QueryCompiler/readTexts``); callers hold `lock`. `beforeFirstRead`
-    /// runs once, before the first such read.
-    func compiler(beforeFirstRead: (() throws -> Void)? = nil) -> QueryCompiler {
+    /// A compiler in PostgreSQL's dialect whose `MATCHES` may read texts first with `query`
+    /// (``QueryCompiler/readTexts``). `beforeFirstRead` runs once, before the first such read.
+    func compiler(reading query: @escaping (String) throws -> [PostgresRow],
+                  beforeFirstRead: (() throws -> Void)? = nil) -> QueryCompiler {
         var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
         var before = beforeFirstRead
         compiler.readTexts = { sql in
             try before?()
             before = nil
-            return try self.query(sql).rows.map { try $0.decode(String.self) }
+            return try query(sql).map { try $0.decode(String.self) }
         }
         return compiler
     }
 
-    /// Runs `body` holding the connection, given a compiler (``compiler(beforeFirstRead:)``)
-    /// for the one statement `body` runs: when the compiler reads texts first, the two run in
-    /// one read-only repeatable-read transaction, so that the statement reads the rows the
-    /// texts came from.
-    func reading<T>(_ doing: String, _ body: (inout QueryCompiler) throws -> T) throws -> T {
-        try run(doing) {
+    /// Runs `body` on a reading connection, given a compiler (``compiler(reading:beforeFirstRead:)``)
+    /// for the one statement `body` runs and a function running statements: when the compiler
+    /// reads texts first, the two run in one read-only repeatable-read transaction, so that the
+    /// statement reads the rows the texts came from.
+    func reading<T>(_ doing: String, _ body: (inout QueryCompiler, (String, [AttributeValue]) throws -> [PostgresRow]) throws -> T) throws -> T {
+        try read(doing) { connection in
+            func query(_ sql: String, _ values: [AttributeValue] = []) throws -> [PostgresRow] {
+                Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
+            }
             var inTransaction = false
-            var compiler = compiler {
-                try self.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            var compiler = compiler(reading: { try query($0) }) {
+                _ = try query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 inTransaction = true
             }
             do {
-                let result = try body(&compiler)
-                if inTransaction { try query("COMMIT") }
+                let result = try body(&compiler, query)
+                if inTransaction { _ = try query("COMMIT") }
                 return result
             } catch {
-                if inTransaction { _ = try? query("ROLLBACK") }  // The read's error is the one to report.
+                if inTransaction {
+                    // The read's error is the one to report; a connection that cannot end its
+                    // transaction is closed, so that no later read finds it still open.
+                    do { _ = try query("ROLLBACK") } catch { try? connection.close().wait() }
+                }
                 throw error
             }
         }
@@ -148,18 +157,18 @@ extension PostgresStore {
         let layout = try schema.layout(of: query.entity.name)
         let plan = try readPlan(for: layout)
         let selection = plan.selections.t
-        return try reading("fetching \(query.entity.name)") { compiler in
+        return try reading("fetching \(query.entity.name)") { compiler, run in
             let sql = try compiler.select({ _ in selection }, for: query)
-            return try self.query(sql, compiler.arguments).rows.map { try plan.snapshot(from: $0, defaultEntity: layout.entity.name) }
+            return try run(sql, compiler.arguments).map { try plan.snapshot(from: $0, defaultEntity: layout.entity.name) }
         }
     }
 
     public func fetchObjectIDs(_ query: StoreQuery) throws -> ObjectIDList {
         let layout = try schema.layout(of: query.entity.name)
-        return try reading("fetching \(query.entity.name)") { compiler in
+        return try reading("fetching \(query.entity.name)") { compiler, run in
             let sql = try compiler.select({ layout in layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\"" }, for: query)
             var ids = ObjectIDList(entity: layout.entity)
-            for row in try self.query(sql, compiler.arguments).rows {
+            for row in try run(sql, compiler.arguments) {
                 if layout.hasEntityColumn {
                     let (pk, name) = try row.decode((Int64, String).self)
                     ids.append(pk, of: model.entity(named: name) ?? layout.entity)
@@ -172,9 +181,9 @@ extension PostgresStore {
     }
 
     public func count(_ query: StoreQuery) throws -> Int {
-        let counted = try reading("counting \(query.entity.name)") { compiler in
+        let counted = try reading("counting \(query.entity.name)") { compiler, run in
             let sql = try compiler.select({ _ in "count(*)" }, for: query.unbounded, ordered: false)
-            return try self.query(sql, compiler.arguments).rows.first?.decode(Int64.self) ?? 0
+            return try run(sql, compiler.arguments).first?.decode(Int64.self) ?? 0
         }
         let afterOffset = max(0, Int(counted) - query.offset)
         return query.limit.map { min($0, afterOffset) } ?? afterOffset
@@ -195,7 +204,7 @@ extension PostgresStore {
         results.fetchOffset = request.offset
         let selection = table.columns.map { "\"t\".\(quoted($0.name))" }.joined(separator: ", ")
         let types = request.results.attributes.map(\.type)
-        return try reading("aggregating \(request.entity.name)") { inner in
+        return try reading("aggregating \(request.entity.name)") { inner, run in
             let grouping = try inner.grouping(request)
             // The groups are no table to read texts from: the outer statement reads none.
             var outer = QueryCompiler(schema: resultsSchema, model: request.resultsModel, dialect: .postgres)
@@ -203,7 +212,7 @@ extension PostgresStore {
             // The outer statement's parameters follow the grouping's: its markers are renumbered.
             outer.skipParameters(inner.arguments.count)
             let sql = try outer.select({ _ in selection }, for: try StoreQuery(results, model: request.resultsModel), from: "(\(grouping))")
-            return try query(sql, inner.arguments + outer.arguments).rows.map { row in
+            return try run(sql, inner.arguments + outer.arguments).map { row in
                 try zip(row, types).enumerated().map { index, cell in
                     guard let value = PostgresValues.readAggregate(cell.0, as: cell.1) else {
                         throw StoreError(.corruptValue, "aggregating \(request.entity.name): \(request.columns[index].key) is "
@@ -216,8 +225,8 @@ extension PostgresStore {
     }
 
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
-        try run("finding \(entity.name) by \(attributes.joined(separator: ", "))") {
-            try keyLookup(entity, attributes: attributes, keys: keys).rows { try query($0).rows }
+        try read("finding \(entity.name) by \(attributes.joined(separator: ", "))") { connection in
+            try keyLookup(entity, attributes: attributes, keys: keys).rows { Array(try connection.query($0, logger: Self.logger).wait().rows) }
         }
     }
 
@@ -304,8 +313,8 @@ extension PostgresStore {
             let slice = keys[start..<min(start + 1000, keys.count)]
             let marks = (1...slice.count).map { "$\($0)" }.joined(separator: ", ")
             let sql = "SELECT \(owner), \(selection) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
-            try run("reading \(source.name).\(relationship) of \(ids.count) objects") {
-                for row in try query(sql, slice.map { .integer($0) }).rows {
+            try read("reading \(source.name).\(relationship) of \(ids.count) objects") { connection in
+                for row in try connection.query(Self.statement(sql, slice.map { .integer($0) }), logger: Self.logger).wait().rows {
                     guard let ownerKey = try row.first?.decode(Int64.self), let id = owners[ownerKey] else { continue }
                     related[id, default: []].append(try plan.snapshot(from: row, defaultEntity: destination.entity.name, base: 1))
                 }

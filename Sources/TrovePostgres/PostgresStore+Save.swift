@@ -77,16 +77,14 @@ extension PostgresStore {
 }
 
 extension PostgresStore: BackgroundSavingStore {
-    /// Takes the new rows' keys on the second connection (the one that reads ahead) and makes
-    /// the statements, so that both run while this store's connection still saves the last
-    /// batch; the transaction then runs as ``save(_:)``'s.
+    /// Takes the new rows' keys on a reading connection and makes the statements, so that both
+    /// run while this store's connection still saves the last batch; the transaction then runs
+    /// as ``save(_:)``'s.
     public func stageSave(_ changes: ChangeSet) throws -> StagedSave {
         let doing = "saving to \(location)"
-        let permanentIDs = changes.inserts.isEmpty ? [:] : try Self.run(doing, location: location) {
-            try onAheadConnection { connection in
-                try takeKeys(for: changes.inserts) { sql, values in
-                    try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows.map { $0 }
-                }
+        let permanentIDs = changes.inserts.isEmpty ? [:] : try read(doing) { connection in
+            try takeKeys(for: changes.inserts) { sql, values in
+                Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
             }
         }
         let statements = try Self.run(doing, location: location) {

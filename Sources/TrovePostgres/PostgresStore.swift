@@ -17,10 +17,11 @@ public import TroveStore
 /// as on SQLite.
 ///
 /// Calls block their thread until the server answers, as ``SQLiteStore``'s block on the disk:
-/// use the store from a context's executor (never from a SwiftNIO event loop). One store holds
-/// one connection and runs one statement at a time; an import opens a second one, to read the
-/// next batch's rows ahead (``fetchAhead(_:attributes:keys:)``) and take its keys
-/// (``stageSave(_:)``) while the first one saves.
+/// use the store from a context's executor (never from a SwiftNIO event loop). One store writes
+/// on one connection, one statement at a time, and reads on connections of their own (up to
+/// `maximumReaderCount`, opened as reads need them): contexts sharing the store read at once, an
+/// import reads its next batch's rows ahead (``fetchAhead(_:attributes:keys:)``) and takes its
+/// keys (``stageSave(_:)``) while a save runs, and no read waits for a save.
 public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @unchecked: `connection` is used only under `lock`.
     public let model: Model
     /// Where the store lives (its description never shows the password).
@@ -34,10 +35,10 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// Held around every use of `connection`; recursive, because ``writingExclusively(_:)``
     /// saves inside its body.
     let lock = NSRecursiveLock()
+    /// The connection the store writes on.
     private let connection: PostgresConnection
-    /// The second connection, opened on first use, on which an import reads the rows of its
-    /// next batch (``fetchAhead(_:attributes:keys:)``) while `connection` saves the batch before.
-    let aheadConnection = Locked<PostgresConnection?>(nil)
+    /// The connections the store reads on.
+    let readers: PostgresReaders
     static let logger: Logger = {
         var logger = Logger(label: "trove.postgres")
         logger.logLevel = .warning
@@ -62,13 +63,18 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     }
 
     /// Opens the store at `location` made with `model`, creating its tables in an empty database.
+    ///
+    /// Reads run on connections of their own, at most `maximumReaderCount` at once (GRDB's
+    /// `DatabasePool` default): a read beyond it waits for one to end. The store opens one
+    /// connection to write on, and as many to read on as reads at once need.
     /// - Throws: ``StoreError`` — ``StoreError/Code/unreachable`` when the server cannot be
     ///   reached or refuses the credentials; ``StoreError/Code/modelMismatch`` when the database
     ///   holds a store of another model; ``StoreError/Code/notATroveStore`` when it holds tables
     ///   that are not a Trove store's.
-    public init(location: PostgresLocation, model: Model) throws {
+    public init(location: PostgresLocation, model: Model, maximumReaderCount: Int = 5) throws {
         self.location = location
         self.model = model
+        self.readers = PostgresReaders(location: location, limit: maximumReaderCount)
         let schema = StoreSchema(model: model)
         self.schema = schema
         self.readPlans = Dictionary(uniqueKeysWithValues: try schema.tables.map {
@@ -111,7 +117,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     deinit {
         // Nothing is pending; a close that fails leaves nothing behind.
         try? connection.close().wait()
-        aheadConnection.withLock { try? $0?.close().wait() }
+        readers.close()
     }
 
     // MARK: Connection
@@ -175,6 +181,12 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     func query(_ statement: PostgresQuery) throws -> (rows: [PostgresRow], changed: Int) {
         let result = try connection.query(statement, logger: Self.logger).wait()
         return (result.rows, result.metadata.rows ?? 0)
+    }
+
+    /// Runs `body` on a reading connection (see ``PostgresReaders``), turning the server's and
+    /// the driver's errors into ``StoreError``s that say what was being done.
+    func read<T>(_ doing: String, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try Self.run(doing, location: location) { try readers.read(body) }
     }
 
     /// Runs `body` holding the connection, turning the server's and the driver's errors into
@@ -303,25 +315,22 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     // MARK: PersistentStore: metadata, tokens, locks
 
     public func metadata() throws -> [String: String] {
-        try run("reading the metadata of \(location)") { try Self.readMetadata(connection) ?? [:] }
+        try read("reading the metadata of \(location)") { try Self.readMetadata($0) ?? [:] }
     }
 
-    /// The token of the last save committed. Read on the second connection once an import
-    /// opened it (``fetchAhead(_:attributes:keys:)``), so that reading ahead never waits for a
-    /// save in progress; either connection sees every save committed before the call.
+    /// The token of the last save committed, read on a reading connection, so that it never
+    /// waits for a save in progress; it sees every save committed before the call.
     public func changeToken() throws -> StoreChangeToken {
         let sql = PostgresQuery(unsafeSQL: "SELECT counter FROM \(quoted(Self.changesTable))")
-        let row = try Self.run("reading the change token of \(location)", location: location) {
-            try aheadConnection.withLock { try $0.map { try $0.query(sql, logger: Self.logger).wait().rows.first } }
-        } ?? run("reading the change token of \(location)") { try query(sql).rows.first }
+        let row = try read("reading the change token of \(location)") { try $0.query(sql, logger: Self.logger).wait().rows.first }
         return StoreChangeToken(storeID: storeID, version: try row?.decode(Int64.self) ?? 0)
     }
 
     /// The server's version, as `SHOW server_version` gives it (`16.4`, or with the
     /// distribution's suffix).
     public func serverVersion() throws -> String {
-        try run("reading the server version of \(location)") {
-            try query("SHOW server_version").rows.first?.decode(String.self) ?? "?"
+        try read("reading the server version of \(location)") {
+            try $0.query("SHOW server_version", logger: Self.logger).wait().rows.first?.decode(String.self) ?? "?"
         }
     }
 

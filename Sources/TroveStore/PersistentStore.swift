@@ -98,8 +98,8 @@ public protocol PersistentStore: AnyObject, Sendable {
 /// Speed-ups for long runs of saves (an import) that a store may offer beside
 /// ``PersistentStore``; the importer uses them where the store has them and works without.
 /// ``SQLiteStore`` offers them: its write-ahead log grows during the run, and rows are read ahead
-/// on a reading connection while the writer writes. The PostgreSQL store reads ahead on a
-/// second connection. A store with one connection has nothing to gain from them.
+/// on a reading connection while the writer writes. The PostgreSQL store reads ahead on one of
+/// its reading connections. A store with one connection has nothing to gain from them.
 public protocol BulkWritingStore: PersistentStore {
     /// The same rows as ``fetchBeforeWriting(_:attributes:keys:)``, read on a reading connection
     /// from any thread, while another thread writes: for work that reads the rows of its next
