@@ -13,6 +13,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Trove", targets: ["Trove"]),
+        // The PostgreSQL store, a product of its own: apps on SQLite alone never build postgres-nio.
+        .library(name: "TrovePostgres", targets: ["TrovePostgres"]),
+        // The store conformance suite and test helpers, for a store written in another package.
+        .library(name: "TroveTesting", targets: ["TroveTesting"]),
         .executable(name: "trove", targets: ["TroveCLI"]),
         .plugin(name: "TroveGenerator", targets: ["TroveGenerator"]),
     ],

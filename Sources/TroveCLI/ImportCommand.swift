@@ -95,7 +95,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let location = try store.location
-        // A dry run only reads the store (to copy it): opened for reading, it cannot be written.
+        // A dry run only reads the store, to copy it: an SQLite file opened for reading cannot be written.
         let opened = try location.open(readOnly: dryRun)
         let model = opened.model
         let target = try Selection.entity(named: entity, in: model, of: store)

@@ -22,7 +22,12 @@ extension PostgresStore: ScratchCopyingStore {
             // The copy is released, and so closed, when `body` returns.
             result = try body(try copy(from: source, into: name))
         } catch {
-            try? dropScratchSchema(name)  // The error of the work or of the copy is the one to report.
+            // The error of the work or of the copy is the one to report; a schema left behind is logged.
+            do {
+                try dropScratchSchema(name)
+            } catch let dropError {
+                Self.logger.warning("\(dropError)")
+            }
             throw error
         }
         try dropScratchSchema(name)
