@@ -72,3 +72,44 @@ final class PostgresReaders: @unchecked Sendable {  // @unchecked: `idle` and `o
         condition.unlock()
     }
 }
+
+/// A read-only repeatable-read transaction on a reading connection, begun only when a read
+/// first needs its statements to see one snapshot (``PostgresStore/withSnapshot(on:_:)`` ends it).
+final class ReadSnapshot {
+    let connection: PostgresConnection
+    private(set) var isOpen = false
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Begins the transaction, unless it is open already.
+    func begin() throws {
+        guard !isOpen else { return }
+        _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostgresStore.logger).wait()
+        isOpen = true
+    }
+}
+
+extension PostgresStore {
+    /// Runs `body` with a ``ReadSnapshot`` of `connection`, and ends the transaction if `body`
+    /// began it: committed when `body` returns, rolled back when it throws (its error is the one
+    /// to report). A connection that cannot end it is closed, so that no later read finds it open.
+    static func withSnapshot<T>(on connection: PostgresConnection, _ body: (ReadSnapshot) throws -> T) throws -> T {
+        let snapshot = ReadSnapshot(connection)
+        do {
+            let result = try body(snapshot)
+            if snapshot.isOpen { _ = try connection.query("COMMIT", logger: logger).wait() }
+            return result
+        } catch {
+            if snapshot.isOpen {
+                do {
+                    _ = try connection.query("ROLLBACK", logger: logger).wait()
+                } catch {
+                    try? connection.close().wait()  // Closed so that it is not lent again; a failed close loses nothing more.
+                }
+            }
+            throw error
+        }
+    }
+}

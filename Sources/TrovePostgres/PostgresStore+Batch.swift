@@ -66,7 +66,7 @@ extension PostgresStore {
                             statement: (inout QueryCompiler) throws -> (String, [AttributeValue])) throws -> BatchWriteResult {
         var result = BatchWriteResult(entity: layout.entity)
         let counter = try transaction(doing) {
-            var compiler = compiler(reading: { Array(try self.query($0).rows) })
+            var compiler = writingCompiler()
             let (sql, arguments) = try statement(&compiler)
             let rows: [PostgresRow]
             do {
@@ -97,9 +97,15 @@ extension PostgresStore {
     private func matching(_ query: StoreQuery, layout: StoreSchema.EntityLayout,
                           _ compiler: inout QueryCompiler) throws -> (String, [AttributeValue]) {
         if let condition = try compiler.conditions(for: query.unbounded) { return (condition, compiler.arguments) }
-        compiler = self.compiler(reading: { Array(try self.query($0).rows) })
+        compiler = writingCompiler()
         let selection = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: query.unbounded, ordered: false)
         return ("\"t\".\"_pk\" IN (\(selection))", compiler.arguments)
+    }
+
+    /// A compiler whose `MATCHES` reads texts on the writing connection, in the batch's
+    /// transaction. Callers hold `lock`.
+    private func writingCompiler() -> QueryCompiler {
+        compiler { Array(try self.query($0).rows) }
     }
 
     /// The `RETURNING` list of a row's identity: `_pk`, and `_entity` in a shared table.

@@ -111,44 +111,28 @@ extension PostgresStore {
     }
 
     /// A compiler in PostgreSQL's dialect whose `MATCHES` may read texts first with `query`
-    /// (``QueryCompiler/readTexts``). `beforeFirstRead` runs once, before the first such read.
-    func compiler(reading query: @escaping (String) throws -> [PostgresRow],
-                  beforeFirstRead: (() throws -> Void)? = nil) -> QueryCompiler {
+    /// (``QueryCompiler/readTexts``).
+    func compiler(reading query: @escaping (String) throws -> [PostgresRow]) -> QueryCompiler {
         var compiler = QueryCompiler(schema: schema, model: model, dialect: .postgres)
-        var before = beforeFirstRead
-        compiler.readTexts = { sql in
-            try before?()
-            before = nil
-            return try query(sql).map { try $0.decode(String.self) }
-        }
+        compiler.readTexts = { sql in try query(sql).map { try $0.decode(String.self) } }
         return compiler
     }
 
-    /// Runs `body` on a reading connection, given a compiler (``compiler(reading:beforeFirstRead:)``)
-    /// for the one statement `body` runs and a function running statements: when the compiler
-    /// reads texts first, the two run in one read-only repeatable-read transaction, so that the
-    /// statement reads the rows the texts came from.
+    /// Runs `body` on a reading connection, given a compiler (``compiler(reading:)``) for the one
+    /// statement `body` runs and a function running statements: when the compiler reads texts
+    /// first, the two run in one ``ReadSnapshot``, so that the statement reads the rows the
+    /// texts came from.
     func reading<T>(_ doing: String, _ body: (inout QueryCompiler, (String, [AttributeValue]) throws -> [PostgresRow]) throws -> T) throws -> T {
         try read(doing) { connection in
-            func query(_ sql: String, _ values: [AttributeValue] = []) throws -> [PostgresRow] {
-                Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
-            }
-            var inTransaction = false
-            var compiler = compiler(reading: { try query($0) }) {
-                _ = try query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                inTransaction = true
-            }
-            do {
-                let result = try body(&compiler, query)
-                if inTransaction { _ = try query("COMMIT") }
-                return result
-            } catch {
-                if inTransaction {
-                    // The read's error is the one to report; a connection that cannot end its
-                    // transaction is closed, so that no later read finds it still open.
-                    do { _ = try query("ROLLBACK") } catch { try? connection.close().wait() }
+            try Self.withSnapshot(on: connection) { snapshot in
+                func query(_ sql: String, _ values: [AttributeValue] = []) throws -> [PostgresRow] {
+                    Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
                 }
-                throw error
+                var compiler = compiler { sql in
+                    try snapshot.begin()
+                    return try query(sql)
+                }
+                return try body(&compiler, query)
             }
         }
     }

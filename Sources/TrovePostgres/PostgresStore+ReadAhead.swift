@@ -8,20 +8,9 @@ extension PostgresStore: BulkWritingStore {
     public func fetchAhead(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
         try read("finding \(entity.name) by \(attributes.joined(separator: ", ")) ahead") { connection in
             let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
-            guard !lookup.statements.isEmpty else { return [] }
-            let single = lookup.statements.count == 1
-            if !single { _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: Self.logger).wait() }
-            do {
-                let rows = try lookup.rows { Array(try connection.query($0, logger: Self.logger).wait().rows) }
-                if !single { _ = try connection.query("COMMIT", logger: Self.logger).wait() }
-                return rows
-            } catch {
-                // The read's error is the one to report; a connection that cannot end its
-                // transaction is closed, so that no later read finds it still open.
-                if !single {
-                    do { _ = try connection.query("ROLLBACK", logger: Self.logger).wait() } catch { try? connection.close().wait() }
-                }
-                throw error
+            return try Self.withSnapshot(on: connection) { snapshot in
+                if lookup.statements.count > 1 { try snapshot.begin() }
+                return try lookup.rows { Array(try connection.query($0, logger: Self.logger).wait().rows) }
             }
         }
     }
