@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import Trove
+import TrovePostgres
 
 /// `trove migrate STORE --model NEW.json [--dry-run] [--no-backup]`: migrates a store to a new
 /// version of its model, by inference.
@@ -18,7 +19,9 @@ struct MigrateCommand: ParsableCommand {
             Only inferred (lightweight) changes run here: a change that needs code (a custom migration stage) \
             is blocked, as the plan says; the app runs its stages on open (SQLiteStore.Options.migration = \
             .staged). To go through several versions, run trove migrate once per version, oldest first. \
-            It migrates SQLite stores only: on a postgres:// URL it exits 3, changing nothing.
+            On a postgres:// URL the store is copied into a scratch file in TMPDIR, migrated there by the same \
+            engine, and its tables replace the database's in one transaction holding the write lock; the old \
+            tables go to a schema trove_backup_<old model hash> (unless --no-backup).
             Exit codes: 0 migrated (or nothing to do, or a dry run that could run), 1 usage error, 2 blocked by \
             the data or the new model (nothing changed), 3 store error.
             """)
@@ -41,11 +44,11 @@ struct MigrateCommand: ParsableCommand {
         } catch {
             throw CLIFailure(.badInput, "\(model): \(error)\nfix the model file and run `trove migrate` again")
         }
-        guard case .file(let url) = try store.location else {
-            throw CLIFailure(.storeError, "trove migrate migrates SQLite store files, and \(store.name) is a PostgreSQL database;"
-                + " move its objects instead: trove export each entity, trove init a new database with \(model), trove import them")
+        let location = try store.location
+        let plan = switch location {
+        case .file(let url): try SQLiteStore.migrationPlan(forStoreAt: url, to: loaded)
+        case .postgres(let database): try PostgresStore.migrationPlan(at: database, to: loaded)
         }
-        let plan = try SQLiteStore.migrationPlan(forStoreAt: url, to: loaded)
         guard !plan.steps.isEmpty || plan.isBlocked else {
             FileHandle.standardError.write(Data("\(store.name) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
             return
@@ -61,8 +64,11 @@ struct MigrateCommand: ParsableCommand {
         let meter = Mutex(ProgressMeter(input: store.name))
         defer { meter.withLock { $0.finish() } }
         do {
-            outcome = try SQLiteStore.migrate(storeAt: url, to: loaded, keepingBackup: !noBackup,
-                                              progress: { progress in meter.withLock { $0.show(progress) } })
+            let progress: MigrationProgress.Handler = { progress in meter.withLock { $0.show(progress) } }
+            outcome = switch location {
+            case .file(let url): try SQLiteStore.migrate(storeAt: url, to: loaded, keepingBackup: !noBackup, progress: progress)
+            case .postgres(let database): try PostgresStore.migrate(at: database, to: loaded, keepingBackup: !noBackup, progress: progress)
+            }
         } catch let error as StoreError where error.code == .migrationBlocked {
             // The data changed since the plan was made.
             throw CLIFailure(.badInput, error.message)
@@ -73,6 +79,7 @@ struct MigrateCommand: ParsableCommand {
         var summary = "migrated \(store.name) to model \(outcome.migration.toVersion): \(outcome.migration.steps.count) steps, "
             + "\(outcome.migration.rowsRewritten) rows rewritten"
         if let backup = outcome.backupURL { summary += "; backup at \(backup.path)" }
+        if let backup = outcome.backupSchema { summary += "; the old tables are kept in the schema \(backup)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
     }
 }

@@ -198,11 +198,18 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     }
 
     /// Runs `body` in one transaction holding the write lock: all of it or nothing.
-    func transaction<T>(_ doing: String, _ body: () throws -> T) throws -> T {
+    ///
+    /// Unless `checkingModel` is `false`, it first checks, under the lock, that the database
+    /// still keeps this store's model: another process may have migrated it since this store
+    /// opened (``migrate(at:to:keepingBackup:progress:)``), and its tables are then other ones.
+    /// - Throws: ``StoreError/Code/modelMismatch`` when it was migrated; what `body` throws.
+    func transaction<T>(_ doing: String, checkingModel: Bool = true, _ body: () throws -> T) throws -> T {
         try run(doing) {
             try query("BEGIN")
             do {
                 try query("SELECT pg_advisory_xact_lock($1)", [.integer(writeLockKey)])
+                // A statement of its own: a statement's snapshot is taken before it waits for the lock.
+                if checkingModel { try checkModelUnchanged(doing) }
                 let result = try body()
                 try query("COMMIT")
                 return result
@@ -211,6 +218,16 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
                 throw error
             }
         }
+    }
+
+    /// Throws ``StoreError/Code/modelMismatch`` when the database keeps another model than this
+    /// store's. Callers hold `lock`, in a transaction holding the write lock.
+    private func checkModelUnchanged(_ doing: String) throws {
+        let sql = "SELECT value FROM \(quoted(Self.metadataTable)) WHERE key = 'trove.modelHash'"
+        let stored = try query(sql).rows.first?.decode(String.self)
+        guard let stored, stored != model.versionHash else { return }
+        throw StoreError(.modelMismatch, "\(doing): \(location) was migrated to model \(stored) since this store opened it with model"
+            + " \(model.versionHash); nothing was written: open the store again with the new model")
     }
 
     /// Runs `body`, turning the server's and the driver's errors into ``StoreError``s that say
@@ -260,7 +277,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// Creates the tables in an empty database, or checks the store there was made with this model.
     private func prepare() throws {
         let modelText = String(decoding: model.fileData(), as: UTF8.self)
-        try transaction("opening \(location)") {
+        try transaction("opening \(location)", checkingModel: false) {
             guard let metadata = try Self.readMetadata(connection) else {
                 let existing = try query("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()").rows.first
                 if let count = try existing?.decode(Int64.self), count > 0 {

@@ -35,6 +35,15 @@ extension SQLiteStore: ScratchCopyingStore {
     /// temporary directory (`TMPDIR`), or in memory for a store in memory, and removes it after.
     public func withScratchCopy<T>(_ body: (any PersistentStore) throws -> T) throws -> T {
         guard url != nil else { return try body(try copy(to: nil)) }
+        // The copy is released, and so closed, when `body` returns.
+        return try SQLiteStore.withScratchFolder { try body(try copy(to: $0.appendingPathComponent("copy.trove"))) }
+    }
+
+    /// Runs `body` with a new folder of its own in the temporary directory (`TMPDIR`), for
+    /// scratch stores, and removes the folder after.
+    /// - Throws: ``StoreError/Code/fileAccess`` when the folder cannot be made or removed;
+    ///   what `body` throws.
+    package static func withScratchFolder<T>(_ body: (URL) throws -> T) throws -> T {
         let manager = FileManager.default
         let folder = manager.temporaryDirectory.appendingPathComponent("trove-scratch-\(UUID().uuidString)", isDirectory: true)
         do {
@@ -45,8 +54,7 @@ extension SQLiteStore: ScratchCopyingStore {
         }
         let result: T
         do {
-            // The copy is released, and so closed, when `body` returns.
-            result = try body(try copy(to: folder.appendingPathComponent("copy.trove")))
+            result = try body(folder)
         } catch {
             try? manager.removeItem(at: folder)  // The error of the work or of the copy is the one to report.
             throw error

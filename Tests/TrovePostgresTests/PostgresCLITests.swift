@@ -77,15 +77,41 @@ struct PostgresCLITests {
         #expect(graph.stdout.contains("Photographer"))
     }
 
-    /// What PostgreSQL cannot do exits 3 saying what to do instead, and changes nothing.
-    @Test func migrateIsRefusedSayingWhatToDo() throws {
+    /// `trove migrate` on a database: the dry run prints the plan and changes nothing, the real
+    /// run migrates and keeps the old tables in a backup schema, `inspect` shows the history,
+    /// and a second run has nothing to do.
+    @Test func migrateRunsOnADatabase() throws {
         let database = try TemporaryDatabase(created: false)
         let url = database.url()
         #expect(try run("init", url, "--model", modelPath).status == 0)
-        let migrate = try run("migrate", url, "--model", modelPath)
-        #expect(migrate.status == 3)
-        #expect(migrate.stderr.hasPrefix("trove: trove migrate migrates SQLite store files, and \(url) is a PostgreSQL database; move its objects instead"))
-        #expect(try run("count", url, "Photo").stdout == "0\n")
+        try Data(Self.photos.utf8).write(to: dir.file("photos.json"))
+        #expect(try run("import", url, "photos.json", "--entity", "Photo").status == 2)
+        #expect(try run("import", url, "-", "--entity", "Photo", input: #"[{"id": "p5", "views": 1}]"#).status == 0, "a photo without a title")
+        var entities = try SampleModels.photos().entities.filter { $0.parent == nil }
+        entities[1].attributes[1] = Attribute("title", .string, optional: false, default: "untitled", max: 80)
+        let v2 = dir.file("v2.json")
+        try Model(keyStyle: .snakeCase, entities: entities).fileData().write(to: v2)
+
+        let dry = try run("migrate", url, "--model", v2.path, "--dry-run")
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("Photo.title: optional → required, 1 nil value set to the default \"untitled\""), "\(dry.stdout)")
+        #expect(try run("count", url, "Photo", "--where", "title == nil").stdout == "1\n", "the dry run changed nothing")
+
+        let migrate = try run("migrate", url, "--model", v2.path)
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        let backup = "trove_backup_" + (try SampleModels.photos().versionHash.prefix(16).lowercased())
+        #expect(migrate.stderr.hasSuffix("the old tables are kept in the schema \(backup)\n"), "\(migrate.stderr)")
+        let query = try run("query", url, "Photo", "--fields", "id,title", "--sort", "id", "--format", "ndjson")
+        #expect(query.stdout == """
+            {"id":"p1","title":"Dawn"}
+            {"id":"p2","title":"Dusk"}
+            {"id":"p3","title":"Noon"}
+            {"id":"p5","title":"untitled"}
+
+            """, "\(query.stderr)")
+        #expect(try run("inspect", url).stdout.contains("migrated, 2 steps, 1 rows rewritten"))
+        let again = try run("migrate", url, "--model", v2.path, "--no-backup")
+        #expect(again.status == 0 && again.stderr.contains("nothing to do"), "\(again.stderr)")
     }
 
     /// A dry run on a database reports what the real run then does — summary, rejects and exit

@@ -106,6 +106,24 @@ import TroveTesting
         #expect(try MigrationFixture.shape(of: fixture.url) == MigrationFixture.shape(of: fresh.url))
     }
 
+    /// `SQLiteStore.migrate(storeAt:using:)`, the plan run without opening the store, does what
+    /// opening with the plan does, says what ran, and then has nothing to do.
+    @Test func migratingWithAPlanDoesWhatOpeningWithItDoes() throws {
+        let opened = try v1Store()
+        _ = try open(opened, try Self.plan())
+        let migrated = try v1Store()
+        let outcome = try SQLiteStore.migrate(storeAt: migrated.url, using: try Self.plan())
+        #expect(outcome.stages.count == 2)
+        #expect(outcome.stages.map(\.toVersion) == [Self.v2.versionHash, Self.v3.versionHash])
+        #expect(outcome.backupURL.map { FileManager.default.fileExists(atPath: $0.path) } == true)
+        for entity in ["Person", "City"] {
+            #expect(try migrated.objects(entity, model: Self.v3) == opened.objects(entity, model: Self.v3))
+        }
+        #expect(try SQLiteStore(url: migrated.url).modelHistory().map(\.version) == [Self.v1.versionHash, Self.v2.versionHash, Self.v3.versionHash])
+        let again = try SQLiteStore.migrate(storeAt: migrated.url, using: try Self.plan(), keepingBackup: false)
+        #expect(again.migration.steps.isEmpty && again.backupURL == nil)
+    }
+
     @Test func aStoreOneVersionBehindRunsOnlyTheLastStage() throws {
         let fixture = try MigrationFixture(Self.v2)
         try fixture.insert("Person", ["id": "p1", "name": "Ann Lee", "first": "Ann"], model: Self.v2)

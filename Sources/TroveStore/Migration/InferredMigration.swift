@@ -87,8 +87,17 @@ public struct MigrationOutcome: Sendable {
     public let stages: [InferredMigration]
     /// The plan of the last stage that ran: the whole plan of an inferred migration.
     public var migration: InferredMigration { stages[stages.count - 1] }
-    /// The copy of the store taken before migrating, `nil` when none was asked for.
+    /// The copy of an SQLite store taken before migrating, `nil` when none was asked for.
     public let backupURL: URL?
+    /// The schema holding a PostgreSQL store's tables as they were before migrating, `nil`
+    /// when none was asked for (or for an SQLite store).
+    public let backupSchema: String?
+
+    package init(stages: [InferredMigration], backupURL: URL?, backupSchema: String? = nil) {
+        self.stages = stages
+        self.backupURL = backupURL
+        self.backupSchema = backupSchema
+    }
 }
 
 /// One entry of a store's model version history (``SQLiteStore/modelHistory()``).

@@ -18,7 +18,7 @@ public enum MigrationPolicy: Sendable {
 /// Migration: planning, running, and the model version history.
 extension SQLiteStore {
     /// The metadata key of the model version history (JSON, oldest first).
-    static let historyKey = "trove.modelHistory"
+    package static let historyKey = "trove.modelHistory"
 
     /// Plans the migration of the store at `url` to `model` without changing anything: the
     /// steps, their cost and what blocks it. Reads the store (for counts of nil values, duplicates
@@ -46,6 +46,31 @@ extension SQLiteStore {
     @discardableResult
     public static func migrate(storeAt url: URL, to model: Model, keepingBackup: Bool = true,
                                progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
+        try migrating(storeAt: url, to: model) { db in
+            try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup, progress: progress)
+        }
+    }
+
+    /// Migrates the store at `url` through the stages of `plan`, from the version it has to the
+    /// newest, in one transaction holding its write lock, as opening it with
+    /// ``MigrationPolicy/staged(_:keepingBackup:)`` does (the backup as
+    /// ``migrate(storeAt:to:keepingBackup:progress:)`` makes it). A store made with the plan's
+    /// newest model is left as it is (the outcome has no steps).
+    /// - Throws: ``StoreError`` `.modelMismatch` when the plan does not list the store's model,
+    ///   `.migrationBlocked` when a stage is blocked (nothing changes), what a stage's code
+    ///   throws (nothing changes), other store errors.
+    @discardableResult
+    public static func migrate(storeAt url: URL, using plan: ModelMigrationPlan, keepingBackup: Bool = true,
+                               progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
+        try migrating(storeAt: url, to: plan.models[plan.models.count - 1]) { db in
+            try migrateIfNeeded(db, url: url, using: plan, keepingBackup: keepingBackup, progress: progress)
+        }
+    }
+
+    /// Runs `body` on the writer connection of the store at `url`, outside any transaction,
+    /// holding the write lock; an outcome of no steps for `model` when `body` migrates nothing.
+    private static func migrating(storeAt url: URL, to model: Model,
+                                  _ body: (Database) throws -> MigrationOutcome?) throws -> MigrationOutcome {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw StoreError(.notFound, "no store at \(url.path); create one with `trove init \(url.path) --model MODEL.json`")
         }
@@ -55,9 +80,8 @@ extension SQLiteStore {
         return try mapErrors("migrating \(url.path)") {
             try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "migrating \(url.path)") {
                 let outcome = try pool.writeWithoutTransaction { db in
-                    try migrateIfNeeded(db, url: url, to: model, keepingBackup: keepingBackup, progress: progress)
-                        ?? MigrationOutcome(stages: [InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
-                                                                       steps: [], blockers: [], rowsRewritten: 0)], backupURL: nil)
+                    try body(db) ?? MigrationOutcome(stages: [InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
+                                                                                steps: [], blockers: [], rowsRewritten: 0)], backupURL: nil)
                 }
                 try pool.close()
                 return outcome
@@ -108,17 +132,26 @@ extension SQLiteStore {
             throw StoreError(.migrationBlocked, "the migration plan ends with model \(plan.models.last?.versionHash ?? "?"), but \(place)"
                 + " is opened with model \(model.versionHash): make the model the store is opened with the plan's last")
         }
-        guard try db.tableExists(SQLiteStore.metadataTable) else { return }
+        _ = try SQLiteStore.migrateIfNeeded(db, url: url, using: plan, keepingBackup: keepingBackup, progress: options.migrationProgress)
+    }
+
+    /// Runs the stages of `plan` from the version the store has on; `nil` when it has the plan's
+    /// newest model (or is new).
+    static func migrateIfNeeded(_ db: Database, url: URL?, using plan: ModelMigrationPlan, keepingBackup: Bool,
+                                progress: MigrationProgress.Handler?) throws -> MigrationOutcome? {
+        let place = url?.path ?? "in-memory store"
+        let newest = plan.models[plan.models.count - 1]
+        guard try db.tableExists(SQLiteStore.metadataTable) else { return nil }
         let metadata = try SQLiteStore.readMetadata(db)
         try SQLiteStore.checkFormat(metadata, place: place)
-        guard let text = metadata["trove.model"], text != String(decoding: model.fileData(), as: UTF8.self) else { return }
+        guard let text = metadata["trove.model"], text != String(decoding: newest.fileData(), as: UTF8.self) else { return nil }
         guard let first = plan.firstStage(forStoredModel: text, versionHash: metadata["trove.modelHash"] ?? "") else {
             throw StoreError(.modelMismatch, "\(place) has model version \(metadata["trove.modelHash"] ?? "?"), which the migration plan"
                 + " does not list (it lists \(plan.models.map(\.versionHash).joined(separator: ", "))): add that version and its stage to the plan")
         }
         // The newest version with other hints or rules: the inferred change to this model.
-        let stages = first == plan.stages.count ? [.lightweight(from: model, to: model)] : Array(plan.stages[first...])
-        _ = try SQLiteStore.run(stages, in: db, url: url, keepingBackup: keepingBackup, progress: options.migrationProgress)
+        let stages = first == plan.stages.count ? [.lightweight(from: newest, to: newest)] : Array(plan.stages[first...])
+        return try SQLiteStore.run(stages, in: db, url: url, keepingBackup: keepingBackup, progress: progress)
     }
 
     /// The plan from the model the store keeps to `model`, when they differ (in anything, not
