@@ -45,20 +45,24 @@ struct MigrateCommand: ParsableCommand {
             throw CLIFailure(.badInput, "\(model): \(error)\nfix the model file and run `trove migrate` again")
         }
         let location = try store.location
-        let plan = switch location {
-        case .file(let url): try SQLiteStore.migrationPlan(forStoreAt: url, to: loaded)
-        case .postgres(let database): try PostgresStore.migrationPlan(at: database, to: loaded)
+        func plan() throws -> InferredMigration {
+            switch location {
+            case .file(let url): try SQLiteStore.migrationPlan(forStoreAt: url, to: loaded)
+            case .postgres(let database): try PostgresStore.migrationPlan(at: database, to: loaded)
+            }
         }
-        guard !plan.steps.isEmpty || plan.isBlocked else {
-            FileHandle.standardError.write(Data("\(store.name) already has this model (\(plan.toVersion)); nothing to do\n".utf8))
-            return
-        }
-        guard !plan.isBlocked, !dryRun else {
-            FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
-            guard plan.isBlocked else { return }
-            throw CLIFailure(.badInput, "\(store.name) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
-                + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed; a change that needs code runs in the app,"
-                + " as a custom migration stage")
+        // A file is planned first, so that a blocked migration does not even open it for writing;
+        // a database is planned as it migrates, under the write lock (planning it apart costs a
+        // copy of its data), and apart only to print a blocked migration's blockers.
+        let isDatabase = if case .postgres = location { true } else { false }
+        if dryRun || !isDatabase {
+            let plan = try plan()
+            guard !plan.steps.isEmpty || plan.isBlocked else { return nothingToDo(plan.toVersion) }
+            if dryRun || plan.isBlocked {
+                FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
+                if plan.isBlocked { throw blocked(plan) }
+                return
+            }
         }
         let outcome: MigrationOutcome
         let meter = Mutex(ProgressMeter(input: store.name))
@@ -70,9 +74,13 @@ struct MigrateCommand: ParsableCommand {
             case .postgres(let database): try PostgresStore.migrate(at: database, to: loaded, keepingBackup: !noBackup, progress: progress)
             }
         } catch let error as StoreError where error.code == .migrationBlocked {
-            // The data changed since the plan was made.
-            throw CLIFailure(.badInput, error.message)
+            meter.withLock { $0.finish() }
+            let plan = try plan()
+            FileHandle.standardOutput.write(Data((plan.description + "\n").utf8))
+            // Not blocked any more: the data changed meanwhile; the migration's error says what blocked it.
+            throw plan.isBlocked ? blocked(plan) : CLIFailure(.badInput, error.message)
         }
+        guard outcome.stages.contains(where: { !$0.steps.isEmpty }) else { return nothingToDo(outcome.migration.toVersion) }
         meter.withLock { $0.finish() }
         // The plan that ran, made again under the write lock: its counts are the real ones.
         FileHandle.standardOutput.write(Data((outcome.migration.description + "\n").utf8))
@@ -81,5 +89,15 @@ struct MigrateCommand: ParsableCommand {
         if let backup = outcome.backupURL { summary += "; backup at \(backup.path)" }
         if let backup = outcome.backupSchema { summary += "; the old tables are kept in the schema \(backup)" }
         FileHandle.standardError.write(Data((summary + "\n").utf8))
+    }
+
+    private func nothingToDo(_ version: String) {
+        FileHandle.standardError.write(Data("\(store.name) already has this model (\(version)); nothing to do\n".utf8))
+    }
+
+    private func blocked(_ plan: InferredMigration) -> CLIFailure {
+        CLIFailure(.badInput, "\(store.name) cannot be migrated to \(model): \(plan.blockers.count) blocking change"
+            + "\(plan.blockers.count == 1 ? "" : "s") (listed above); nothing was changed; a change that needs code runs in the app,"
+            + " as a custom migration stage")
     }
 }

@@ -92,6 +92,34 @@ struct PostgresColumnArray: PostgresDynamicTypeEncodable {
         return true
     }
 
+    /// The arrays `make` gives for `rows`, made for the two halves of the rows at once and
+    /// joined in order (one `make` for fewer than ``rowsToSplit`` rows); `nil` when `make` gives
+    /// `nil` for a half. Folding text, a save's costly part, then takes half the time, while the
+    /// server waits.
+    static func inHalves<Rows: RandomAccessCollection>(
+        _ rows: Rows, _ make: @Sendable (Rows.SubSequence) throws -> [PostgresColumnArray]?
+    ) throws -> [PostgresColumnArray]? where Rows.SubSequence: Sendable {
+        let halves = rows.count < rowsToSplit ? [rows[...]] : [rows.prefix(rows.count / 2), rows.dropFirst(rows.count / 2)]
+        let made = Locked<[Result<[PostgresColumnArray]?, any Error>?]>(Array(repeating: nil, count: halves.count))
+        DispatchQueue.concurrentPerform(iterations: halves.count) { half in
+            let result = Result { try make(halves[half]) }
+            made.withLock { $0[half] = result }
+        }
+        var arrays: [PostgresColumnArray] = []
+        for result in made.withLock({ $0 }) {
+            guard let half = try result?.get() else { return nil }
+            if arrays.isEmpty {
+                arrays = half
+            } else {
+                for column in arrays.indices { arrays[column].append(contentsOf: half[column]) }
+            }
+        }
+        return arrays
+    }
+
+    /// Below this many rows, ``inHalves(_:_:)`` makes them on one thread.
+    static let rowsToSplit = 256
+
     /// Appends the elements of `other`, an array of the same element type.
     mutating func append(contentsOf other: PostgresColumnArray) {
         var bytes = other.elements

@@ -71,6 +71,10 @@ extension PostgresStore {
     private static func migrate(at location: PostgresLocation, to model: Model, keepingBackup: Bool,
                                 _ migrateFile: (URL) throws -> MigrationOutcome) throws -> MigrationOutcome {
         let store = try PostgresStore(location: location)
+        guard store.model.fileData() != model.fileData() else {
+            // Nothing to do: no need to copy the data to find out.
+            return .nothingToDo(for: model)
+        }
         return try store.writingExclusively {
             try SQLiteStore.withScratchFolder { folder in
                 let file = folder.appendingPathComponent("migrating.trove")
@@ -174,11 +178,13 @@ extension PostgresStore {
                 try query("DROP TABLE \(tables.map(quoted).joined(separator: ", ")) CASCADE")
                 if !sequences.isEmpty { try query("DROP SEQUENCE \(sequences.map(quoted).joined(separator: ", "))") }
             }
-            for sql in Self.creationSQL(for: newSchema) { try query(sql) }
+            // Indexes and foreign keys after the rows: built and checked once, not row by row.
+            for sql in Self.tableSQL(for: newSchema) { try query(sql) }
             for table in newSchema.transferTables {
                 let insert = TransferInsert(table)
                 try source.readRows(of: table, chunk: Self.copyChunk) { rows in try query(try insert.statement(rows)) }
             }
+            for sql in Self.indexSQL(for: newSchema) { try query(sql) }
             for table in newSchema.tables {
                 guard let last = lastKeys[table.name], last > 0 else { continue }
                 try query("SELECT setval($1::regclass, $2)", [.string(quoted(Self.sequence(of: table.name))), .integer(last)])
@@ -237,6 +243,13 @@ private struct TransferInsert {
 
     /// The statement inserting `rows`, its values bound.
     func statement(_ rows: [[AttributeValue]]) throws -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: elements.count)
+        for array in try PostgresColumnArray.inHalves(rows, arrays) ?? [] { bindings.append(array) }
+        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+    }
+
+    /// The array parameters of `rows`, one a column.
+    private func arrays(_ rows: ArraySlice<[AttributeValue]>) throws -> [PostgresColumnArray] {
         var arrays: [PostgresColumnArray] = []
         for (element, hasForms) in elements {
             arrays.append(PostgresColumnArray(element, capacity: rows.count))
@@ -254,9 +267,7 @@ private struct TransferInsert {
                 }
             }
         }
-        var bindings = PostgresBindings(capacity: arrays.count)
-        for array in arrays { bindings.append(array) }
-        return PostgresQuery(unsafeSQL: sql, binds: bindings)
+        return arrays
     }
 
     private func append(_ value: AttributeValue, to array: inout PostgresColumnArray, _ column: String) throws {

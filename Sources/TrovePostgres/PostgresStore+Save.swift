@@ -397,28 +397,13 @@ private struct InsertLayout {
     /// The two halves of many rows are made at once: folding text is most of a save's own
     /// work, and while it runs the server waits and the importer's reading thread mostly does.
     func arrayStatement(_ rows: ArraySlice<Int>, of inserts: [ChangeSet.Insert], permanentIDs: [ObjectID: ObjectID]) throws -> PostgresQuery? {
-        let halves = rows.count < Self.rowsToSplit ? [rows] : [rows.prefix(rows.count / 2), rows.dropFirst(rows.count / 2)]
-        let made = Locked<[Result<[PostgresColumnArray]?, any Error>?]>(Array(repeating: nil, count: halves.count))
-        DispatchQueue.concurrentPerform(iterations: halves.count) { half in
-            let result = Result { try self.arrays(halves[half], of: inserts, permanentIDs: permanentIDs) }
-            made.withLock { $0[half] = result }
-        }
-        var arrays: [PostgresColumnArray] = []
-        for result in made.withLock({ $0 }) {
-            guard let half = try result?.get() else { return nil }
-            if arrays.isEmpty {
-                arrays = half
-            } else {
-                for column in arrays.indices { arrays[column].append(contentsOf: half[column]) }
-            }
+        guard let arrays = try PostgresColumnArray.inHalves(rows, { try self.arrays($0, of: inserts, permanentIDs: permanentIDs) }) else {
+            return nil
         }
         var bindings = PostgresBindings(capacity: arrays.count)
         for array in arrays { bindings.append(array) }
         return PostgresQuery(unsafeSQL: arrayHead, binds: bindings)
     }
-
-    /// Below this many rows, ``arrayStatement(_:of:permanentIDs:)`` makes them on one thread.
-    static let rowsToSplit = 256
 
     /// The array parameters of `rows`' INSERT, one a column; `nil` when a value is not of its
     /// column's element type.

@@ -6,6 +6,12 @@ extension PostgresStore {
     /// (same tables, columns, keys and unique constraints) in PostgreSQL's types, with each text
     /// attribute's ``TextForm`` columns, the metadata table, and the one-row change counter.
     static func creationSQL(for schema: StoreSchema) -> [String] {
+        tableSQL(for: schema) + indexSQL(for: schema)
+    }
+
+    /// The statements that create the tables, their sequences, the metadata table and the
+    /// change counter: everything but ``indexSQL(for:)``.
+    static func tableSQL(for schema: StoreSchema) -> [String] {
         var statements: [String] = []
         for table in schema.tables {
             var definitions = ["\"_pk\" bigint PRIMARY KEY", "\"_version\" bigint NOT NULL DEFAULT 1"]
@@ -23,6 +29,28 @@ extension PostgresStore {
             statements.append("CREATE TABLE \(quoted(table.name)) (\(definitions.joined(separator: ", ")))")
             // Keys come from a sequence per table, so that processes inserting at once never take the same.
             statements.append("CREATE SEQUENCE \(quoted(sequence(of: table.name)))")
+        }
+        for join in schema.joinTables {
+            var definitions = [
+                "\"source\" bigint NOT NULL REFERENCES \(quoted(join.sourceTable)) (\"_pk\") ON DELETE CASCADE",
+                "\"target\" bigint NOT NULL REFERENCES \(quoted(join.destinationTable)) (\"_pk\") ON DELETE CASCADE",
+            ]
+            if join.isOrdered { definitions.append("\"position\" bigint NOT NULL") }
+            definitions.append("PRIMARY KEY (\"source\", \"target\")")
+            statements.append("CREATE TABLE \(quoted(join.name)) (\(definitions.joined(separator: ", ")))")
+        }
+        statements.append("CREATE TABLE \(quoted(metadataTable)) (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)")
+        statements.append("CREATE TABLE \(quoted(changesTable)) (\"counter\" bigint NOT NULL)")
+        statements.append("INSERT INTO \(quoted(changesTable)) (\"counter\") VALUES (0)")
+        return statements
+    }
+
+    /// The statements that create the indexes and foreign keys of the tables
+    /// ``tableSQL(for:)`` makes: run after it, or after filling its tables (an index built
+    /// over the rows, a key checked in one pass, cost less than row by row).
+    static func indexSQL(for schema: StoreSchema) -> [String] {
+        var statements: [String] = []
+        for table in schema.tables {
             if table.hasEntityColumn {
                 statements.append("CREATE INDEX \(quoted("_idx_\(table.name)__entity")) ON \(quoted(table.name)) (\"_entity\")")
             }
@@ -47,18 +75,8 @@ extension PostgresStore {
             }
         }
         for join in schema.joinTables {
-            var definitions = [
-                "\"source\" bigint NOT NULL REFERENCES \(quoted(join.sourceTable)) (\"_pk\") ON DELETE CASCADE",
-                "\"target\" bigint NOT NULL REFERENCES \(quoted(join.destinationTable)) (\"_pk\") ON DELETE CASCADE",
-            ]
-            if join.isOrdered { definitions.append("\"position\" bigint NOT NULL") }
-            definitions.append("PRIMARY KEY (\"source\", \"target\")")
-            statements.append("CREATE TABLE \(quoted(join.name)) (\(definitions.joined(separator: ", ")))")
             statements.append("CREATE INDEX \(quoted("_idx_\(join.name)_target")) ON \(quoted(join.name)) (\"target\")")
         }
-        statements.append("CREATE TABLE \(quoted(metadataTable)) (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)")
-        statements.append("CREATE TABLE \(quoted(changesTable)) (\"counter\" bigint NOT NULL)")
-        statements.append("INSERT INTO \(quoted(changesTable)) (\"counter\") VALUES (0)")
         return statements
     }
 

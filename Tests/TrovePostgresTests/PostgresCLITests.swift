@@ -112,6 +112,17 @@ struct PostgresCLITests {
         #expect(try run("inspect", url).stdout.contains("migrated, 2 steps, 1 rows rewritten"))
         let again = try run("migrate", url, "--model", v2.path, "--no-backup")
         #expect(again.status == 0 && again.stderr.contains("nothing to do"), "\(again.stderr)")
+
+        // bob has no name: a real run is refused as a dry run is, with the plan on stdout.
+        entities[0].attributes[1] = Attribute("name", .string, optional: false)
+        let v3 = dir.file("v3.json")
+        try Model(keyStyle: .snakeCase, entities: entities).fileData().write(to: v3)
+        let blocked = try run("migrate", url, "--model", v3.path)
+        #expect(blocked.status == 2)
+        #expect(blocked.stdout.contains("blocked by 1 change:\n  entities[0].attributes[1]: optional → required, 1 row is nil; give a default"),
+                "\(blocked.stdout)")
+        #expect(blocked.stderr.contains("cannot be migrated"), "\(blocked.stderr)")
+        #expect(try run("migrate", url, "--model", v2.path).stderr.contains("nothing to do"), "the database kept v2")
     }
 
     /// A dry run on a database reports what the real run then does — summary, rejects and exit

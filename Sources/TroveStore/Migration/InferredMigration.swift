@@ -1,4 +1,5 @@
 public import Foundation
+package import TroveModel
 
 /// What migrating a store from the model it keeps to a new model does: the steps, what each
 /// costs, and what blocks it. Made by ``SQLiteStore/migrationPlan(forStoreAt:to:)`` without
@@ -97,6 +98,12 @@ public struct MigrationOutcome: Sendable {
         self.stages = stages
         self.backupURL = backupURL
         self.backupSchema = backupSchema
+    }
+
+    /// The outcome of a migration to `model` of a store that has it: one stage of no step.
+    package static func nothingToDo(for model: Model) -> MigrationOutcome {
+        MigrationOutcome(stages: [InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
+                                                    steps: [], blockers: [], rowsRewritten: 0)], backupURL: nil)
     }
 }
 

@@ -80,8 +80,7 @@ extension SQLiteStore {
         return try mapErrors("migrating \(url.path)") {
             try lock.withLock(timeout: options.busyTimeout, clock: options.clock, doing: "migrating \(url.path)") {
                 let outcome = try pool.writeWithoutTransaction { db in
-                    try body(db) ?? MigrationOutcome(stages: [InferredMigration(fromVersion: model.versionHash, toVersion: model.versionHash,
-                                                                                steps: [], blockers: [], rowsRewritten: 0)], backupURL: nil)
+                    try body(db) ?? .nothingToDo(for: model)
                 }
                 try pool.close()
                 return outcome
