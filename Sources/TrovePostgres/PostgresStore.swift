@@ -35,8 +35,12 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// Held around every use of `connection`; recursive, because ``writingExclusively(_:)``
     /// saves inside its body.
     let lock = NSRecursiveLock()
-    /// The connection the store writes on.
-    private let connection: PostgresConnection
+    /// The connection the store writes on: opened again when the server or the network closed
+    /// it (``reopenIfClosed()``).
+    private var connection: PostgresConnection
+    /// How many ``writingExclusively(_:)`` calls are running (under `lock`): their session lock
+    /// goes with the connection, so the connection is not opened again under them.
+    private var exclusiveDepth = 0
     /// The connections the store reads on.
     let readers: PostgresReaders
     static let logger: Logger = {
@@ -194,7 +198,24 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     package func run<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
-        return try Self.run(doing, location: location, body)
+        return try Self.run(doing, location: location) {
+            try reopenIfClosed()
+            return try body()
+        }
+    }
+
+    /// Opens the writing connection again when the server or the network closed it (a restart,
+    /// a failover, an idle timeout): the call that met it closed failed, the next one writes.
+    /// Callers hold `lock`.
+    /// - Throws: ``StoreError/Code/unreachable`` inside ``writingExclusively(_:)``, whose write
+    ///   lock ended with the connection; the error of opening a connection.
+    private func reopenIfClosed() throws {
+        guard connection.isClosed else { return }
+        guard exclusiveDepth == 0 else {
+            throw StoreError(.unreachable, "the connection to \(location) that held the write lock was closed, and the lock with it;"
+                + " run the work that needed it again")
+        }
+        connection = try Self.connect(to: location)
     }
 
     /// Runs `body` in one transaction holding the write lock: all of it or nothing.
@@ -354,21 +375,29 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// Runs `body` holding the write lock every save takes (a session-level advisory lock of
     /// the same key), so that no other process's save commits between its reads and its saves.
     /// The store's other users in this process wait meanwhile: they share its connection.
+    /// - Throws: what `body` throws; ``StoreError/Code/unreachable`` from a write in `body` when
+    ///   the connection ended meanwhile, and the lock with it (the store is not connected again
+    ///   until `body` returns).
     public func writingExclusively<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         _ = try run("taking the write lock of \(location)") {
             try query("SELECT pg_advisory_lock($1)", [.integer(writeLockKey)])
         }
+        exclusiveDepth += 1
         defer {
+            exclusiveDepth -= 1
             // An unlock that fails leaves the lock to the connection's end (the server frees it
-            // then); other processes' saves wait until then, so say so.
-            do {
-                _ = try run("freeing the write lock of \(location)") {
-                    try query("SELECT pg_advisory_unlock($1)", [.integer(writeLockKey)])
+            // then); other processes' saves wait until then, so say so. A closed connection's
+            // lock has ended with it.
+            if !connection.isClosed {
+                do {
+                    _ = try run("freeing the write lock of \(location)") {
+                        try query("SELECT pg_advisory_unlock($1)", [.integer(writeLockKey)])
+                    }
+                } catch {
+                    Self.logger.warning("could not free the write lock of \(location): \(error); other writers wait until this store closes")
                 }
-            } catch {
-                Self.logger.warning("could not free the write lock of \(location): \(error); other writers wait until this store closes")
             }
         }
         return try body()
