@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Trove
 import TrovePostgres
+import TroveStore
 import TroveTesting
 
 @Suite(.enabled(if: PostgresServer.isConfigured, PostgresServer.skipMessage))
@@ -27,6 +28,33 @@ struct PostgresStoreTests {
         let thing = try Container(store: store).newBackgroundContext().object(with: id)
         for (key, value) in Self.values {
             #expect(try thing.value(forKey: key) == value, "\(key)")
+        }
+    }
+
+    /// Equality with a value — a unique key, a to-one's object — uses the column's index, as
+    /// on SQLite: PostgreSQL's indexes do not serve `IS NOT DISTINCT FROM`, which such a
+    /// comparison compiled to at first, so a fetch by unique key scanned the table.
+    @Test func equalityWithAValueUsesAnIndex() throws {
+        let database = try TemporaryDatabase()
+        let model = try SampleModels.photos()
+        let store = try PostgresStore(location: database.location, model: model)
+        let ann = ObjectID(entity: try #require(model.entity(named: "Photographer")), primaryKey: 1)
+        let predicates = [try ObjectPredicate(format: "id == %@", "p1"), try ObjectPredicate(format: "whoTook == %@", ann),
+                          try ObjectPredicate(format: "id ==[c] %@", "P1")]
+        for predicate in predicates {
+            var compiler = QueryCompiler(schema: StoreSchema(model: model), model: model, dialect: .postgres)
+            let sql = try compiler.select({ _ in "\"t\".\"_pk\"" }, for: StoreQuery(FetchRequest(entityName: "Photo", predicate: predicate), model: model))
+            let plan = try store.run("explaining \(sql)") {
+                try store.query("SET enable_seqscan = off")
+                defer { _ = try? store.query("RESET enable_seqscan") }  // The test's own connection setting; the plan is what is checked.
+                return try store.query("EXPLAIN " + sql, compiler.arguments).rows.map { try $0.decode(String.self) }.joined(separator: "\n")
+            }
+            // An index condition: the index finds the rows, rather than being read whole.
+            if predicate.description.contains("[c]") {
+                #expect(!plan.contains("Index Cond"), "no index on a text form: the check below sees when none serves\n\(plan)")
+            } else {
+                #expect(plan.contains("Index Cond"), "\(predicate): \(sql)\n\(plan)")
+            }
         }
     }
 

@@ -218,7 +218,7 @@ package struct QueryCompiler {
             switch (comparison.isNegated, placeholders.count) {
             case (false, 0): return "FALSE"
             case (true, 0): return "TRUE"
-            case (false, 1): return "\(column) \(compiler.dialect.isEqual) \(placeholders[0])"
+            case (false, 1): return "\(column) \(compiler.dialect.isEqualToValue) \(placeholders[0])"
             case (true, 1): return "\(column) \(compiler.dialect.isNotEqual) \(placeholders[0])"
             case (false, _): return "\(column) IN (\(placeholders.joined(separator: ", ")))"
             case (true, _): return "(\(column) IS NULL OR \(column) NOT IN (\(placeholders.joined(separator: ", "))))"
@@ -273,7 +273,10 @@ package struct QueryCompiler {
             }
         default:
             let right: String
+            // A constant here is not NULL (a NULL one is compared above).
+            var equal = dialect.isEqual
             if case .value(let value) = comparison.right {
+                equal = dialect.isEqualToValue
                 if comparison.op == .like, dialect == .postgres, let pattern = value.text {
                     let folded = PredicateText.fold(pattern, options: foldsOperands ? options : [])
                     return "\(left) LIKE \(bind(.string(SQLDialect.postgresLikePattern(folded)), type, []))"
@@ -298,7 +301,7 @@ package struct QueryCompiler {
                 }
             }
             switch comparison.op {
-            case .equal: return "\(left) \(dialect.isEqual) \(right)"
+            case .equal: return "\(left) \(equal) \(right)"
             case .notEqual: return "\(left) \(dialect.isNotEqual) \(right)"
             case .less: return "\(left) < \(right)"
             case .lessOrEqual: return "\(left) <= \(right)"

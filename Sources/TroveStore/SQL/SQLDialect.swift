@@ -15,6 +15,10 @@ package enum SQLDialect: Sendable {
     /// Equality that holds between two NULLs (SQLite's `IS`).
     var isEqual: String { self == .sqlite ? "IS" : "IS NOT DISTINCT FROM" }
     var isNotEqual: String { self == .sqlite ? "IS NOT" : "IS DISTINCT FROM" }
+    /// Equality with a value that is not NULL, which gives what ``isEqual`` gives: PostgreSQL's
+    /// `=`, which its indexes serve where they do not serve `IS NOT DISTINCT FROM` (a fetch by
+    /// unique key scanned the table); SQLite's `IS`, which its indexes serve.
+    var isEqualToValue: String { self == .sqlite ? "IS" : "=" }
     var doubleType: String { self == .sqlite ? "REAL" : "double precision" }
 
     /// The PostgreSQL type of a column holding `value` (as TrovePostgres keeps each kind).
