@@ -61,7 +61,7 @@ extension PostgresStore {
     @discardableResult
     public static func migrate(at location: PostgresLocation, using plan: ModelMigrationPlan, keepingBackup: Bool = true,
                                progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
-        try migrate(at: location, to: plan.models[plan.models.count - 1], keepingBackup: keepingBackup) { file in
+        try migrate(at: location, to: plan.newest, keepingBackup: keepingBackup) { file in
             try SQLiteStore.migrate(storeAt: file, using: plan, keepingBackup: false, progress: progress)
         }
     }
@@ -78,11 +78,11 @@ extension PostgresStore {
         return try store.writingExclusively {
             try SQLiteStore.withScratchFolder { folder in
                 let file = folder.appendingPathComponent("migrating.trove")
-                try store.copyRows(toSQLiteAt: file)
+                let copied = try store.copyRows(toSQLiteAt: file)
                 let outcome = try store.naming(file) { try migrateFile(file) }
                 let migrated = try SQLiteStore(url: file, model: model, options: SQLiteStore.Options(readOnly: true))
                 // The history grows when a stage changed rows or tables, or ran code.
-                guard try migrated.metadata()[SQLiteStore.historyKey] != store.metadata()[SQLiteStore.historyKey] else {
+                guard try migrated.metadata()[SQLiteStore.historyKey] != copied[SQLiteStore.historyKey] else {
                     // The same model but for its text (hints, rules), as opening with it would keep.
                     try store.transaction("keeping the model of \(location)") {
                         try store.writeMetadata(["trove.model": String(decoding: model.fileData(), as: UTF8.self)])
@@ -111,10 +111,11 @@ extension PostgresStore {
     private static let copyChunk = 5000
 
     /// Copies every row, the last key of each table and the metadata, read in one snapshot,
-    /// into a new SQLite store of this store's model at `url`.
-    private func copyRows(toSQLiteAt url: URL) throws {
+    /// into a new SQLite store of this store's model at `url`; returns the metadata copied.
+    @discardableResult
+    private func copyRows(toSQLiteAt url: URL) throws -> [String: String] {
         let copy = try SQLiteStore(url: url, model: model, options: SQLiteStore.Options(durability: .normal))
-        try run("copying \(location) into a scratch file for its migration") {
+        return try run("copying \(location) into a scratch file for its migration") {
             try query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
                 for table in schema.transferTables {
@@ -133,10 +134,11 @@ extension PostgresStore {
                     guard let (last, isCalled) = try row?.decode((Int64, Bool).self) else { continue }
                     lastKeys[table.name] = isCalled ? last : last - 1
                 }
-                let metadata = try query("SELECT key, value FROM \(quoted(Self.metadataTable))").rows
-                try copy.restore(lastKeys: lastKeys, metadata: Dictionary(try metadata.map { try $0.decode((String, String).self) },
-                                                                           uniquingKeysWith: { _, last in last }))
+                let rows = try query("SELECT key, value FROM \(quoted(Self.metadataTable))").rows
+                let metadata = Dictionary(try rows.map { try $0.decode((String, String).self) }, uniquingKeysWith: { _, last in last })
+                try copy.restore(lastKeys: lastKeys, metadata: metadata)
                 try query("COMMIT")
+                return metadata
             } catch {
                 _ = try? query("ROLLBACK")  // The copy's error is the one to report; nothing was written.
                 throw error

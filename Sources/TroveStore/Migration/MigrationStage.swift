@@ -21,6 +21,9 @@ public struct ModelMigrationPlan: Sendable {
     /// The models, oldest first: the first stage's `from`, then each stage's `to`.
     public var models: [Model] { (stages.first.map { [$0.from] } ?? []) + stages.map(\.to) }
 
+    /// The newest model: the last stage's `to` (a plan has a stage at least).
+    package var newest: Model { stages[stages.count - 1].to }
+
     /// A plan of `stages`, oldest first.
     /// - Throws: ``StoreError`` `.migrationBlocked` when there is no stage, or when a stage does
     ///   not start from the model the one before ends with (the message names both).

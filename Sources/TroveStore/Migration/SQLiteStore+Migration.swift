@@ -62,7 +62,7 @@ extension SQLiteStore {
     @discardableResult
     public static func migrate(storeAt url: URL, using plan: ModelMigrationPlan, keepingBackup: Bool = true,
                                progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
-        try migrating(storeAt: url, to: plan.models[plan.models.count - 1]) { db in
+        try migrating(storeAt: url, to: plan.newest) { db in
             try migrateIfNeeded(db, url: url, using: plan, keepingBackup: keepingBackup, progress: progress)
         }
     }
@@ -127,8 +127,8 @@ extension SQLiteStore {
     /// store's model (or is new).
     private func migrate(_ db: Database, using plan: ModelMigrationPlan, keepingBackup: Bool) throws {
         let place = url?.path ?? "in-memory store"
-        guard let newest = plan.models.last, newest.fileData() == model.fileData() else {
-            throw StoreError(.migrationBlocked, "the migration plan ends with model \(plan.models.last?.versionHash ?? "?"), but \(place)"
+        guard plan.newest.fileData() == model.fileData() else {
+            throw StoreError(.migrationBlocked, "the migration plan ends with model \(plan.newest.versionHash), but \(place)"
                 + " is opened with model \(model.versionHash): make the model the store is opened with the plan's last")
         }
         _ = try SQLiteStore.migrateIfNeeded(db, url: url, using: plan, keepingBackup: keepingBackup, progress: options.migrationProgress)
@@ -139,7 +139,7 @@ extension SQLiteStore {
     static func migrateIfNeeded(_ db: Database, url: URL?, using plan: ModelMigrationPlan, keepingBackup: Bool,
                                 progress: MigrationProgress.Handler?) throws -> MigrationOutcome? {
         let place = url?.path ?? "in-memory store"
-        let newest = plan.models[plan.models.count - 1]
+        let newest = plan.newest
         guard try db.tableExists(SQLiteStore.metadataTable) else { return nil }
         let metadata = try SQLiteStore.readMetadata(db)
         try SQLiteStore.checkFormat(metadata, place: place)
