@@ -28,8 +28,8 @@ extension ObjectContext {
     /// class whose ``EntityClass/needsObjectsInBatchRequests`` is `true`, for an entity the
     /// delete may reach — the objects are fetched and deleted through a context and saved, and
     /// the result's ``BatchResult/usedObjects`` says so. So does a store that cannot run the
-    /// delete at once (it throws ``StoreError/Code/unsupportedFormat``: the PostgreSQL store, when
-    /// a delete rule reaches other rows).
+    /// delete at once (it throws ``StoreError/Code/unsupportedFormat``; both of Trove's stores
+    /// run every batch delete in SQL).
     ///
     /// A batch delete does not check relationship rules (`optional`, `minCount`) of the objects
     /// it unlinks, as Core Data's does not.
@@ -52,8 +52,7 @@ extension ObjectContext {
         do {
             written = try store.batchDelete(query)
         } catch let error as StoreError where error.code == .unsupportedFormat {
-            // A store that cannot run this delete in one statement (PostgreSQL's, when a delete
-            // rule reaches other rows) deletes through objects.
+            // A store that cannot run this delete at once deletes through objects.
             return try deleteObjects()
         } catch let denied as DeniedDeleteError {
             throw ValidationError(failures: [ValidationError.Failure(

@@ -5,19 +5,20 @@ public import TroveStore
 /// Batch updates and deletes: one statement over the rows a predicate selects, in one
 /// transaction under the write lock, as ``SQLiteStore`` runs them (Core Data's batch requests).
 extension PostgresStore {
-    /// Deletes the rows `query` selects with one `DELETE`; the schema's foreign-key actions null
-    /// the to-one columns and remove the join rows that pointed at them.
-    ///
-    /// When a delete rule needs the rows gathered first — a `cascade` or `deny` rule, or a
-    /// `nullify` rule that raises the versions of rows on the other side — it throws
-    /// ``StoreError/Code/unsupportedFormat``, and a context's batch request then deletes through
-    /// objects (its result's `usedObjects` says so).
+    /// Deletes the rows `query` selects, and what their `cascade` rules reach, as
+    /// ``SQLiteStore`` does: with one `DELETE` when the delete rules reach no other row (the
+    /// schema's foreign-key actions null the to-one columns and remove the join rows that
+    /// pointed at them), else by ``BatchDelete``, which gathers the rows first.
+    /// - Throws: ``DeniedDeleteError`` when a `deny` rule refuses (nothing is deleted), store errors.
     public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
+        let doing = "deleting \(query.entity.name) objects in a batch"
         guard try !schema.deleteRulesNeedRows(query, in: model) else {
-            throw StoreError(.unsupportedFormat, "batch deletes that delete rules carry to other rows do not run on PostgreSQL yet; delete the objects through a context")
+            return try batchWrite(doing) {
+                try BatchDelete(schema: schema, model: model, connection: BatchDeleteWriter(store: self)).run(query, compiler: writingCompiler())
+            }
         }
         let layout = try schema.layout(of: query.entity.name)
-        return try batchWrite("deleting \(query.entity.name) objects in a batch", layout: layout) { compiler in
+        return try batchWrite(doing, layout: layout) { compiler in
             let (condition, arguments) = try matching(query, layout: layout, &compiler)
             return ("DELETE FROM \(quoted(layout.table)) AS \"t\" WHERE \(condition) RETURNING \(returning(layout))", arguments)
         }
@@ -58,14 +59,13 @@ extension PostgresStore {
     }
 
     /// Runs the statement `statement` makes — a `DELETE` or an `UPDATE` returning its rows' keys
-    /// (``returning(_:)``) — in one transaction under the write lock that raises the change
-    /// counter, as a save does. The statement is compiled in the transaction, so that texts its
-    /// `MATCHES` reads first are those it then writes. `repeatedKey` makes the error of a
-    /// unique key the statement would repeat from the server's message.
+    /// (``returning(_:)``) — as a batch write. The statement is compiled in the transaction, so
+    /// that texts its `MATCHES` reads first are those it then writes. `repeatedKey` makes the
+    /// error of a unique key the statement would repeat from the server's message.
     private func batchWrite(_ doing: String, layout: StoreSchema.EntityLayout, repeatedKey: ((String) -> StoreError)? = nil,
                             statement: (inout QueryCompiler) throws -> (String, [AttributeValue])) throws -> BatchWriteResult {
-        var result = BatchWriteResult(entity: layout.entity)
-        let counter = try transaction(doing) {
+        try batchWrite(doing) {
+            var result = BatchWriteResult(entity: layout.entity)
             var compiler = writingCompiler()
             let (sql, arguments) = try statement(&compiler)
             let rows: [PostgresRow]
@@ -80,13 +80,16 @@ extension PostgresStore {
                     continue
                 }
                 let (key, name) = try row.decode((Int64, String).self)
-                guard let entity = model.entity(named: name) else {
-                    throw StoreError(.corruptValue, "\(doing): row \(key) of table \(layout.table) names entity '\(name)', which the model lacks")
-                }
-                result.matched.append(key, of: entity)
+                result.matched.append(key, of: try model.storedEntity(named: name))
             }
-            return try raiseCounter()
+            return result
         }
+    }
+
+    /// Runs `body` in one transaction under the write lock that raises the change counter, as
+    /// a save does, and gives its result the change tokens around it.
+    private func batchWrite(_ doing: String, _ body: () throws -> BatchWriteResult) throws -> BatchWriteResult {
+        var (result, counter) = try transaction(doing) { (try body(), try raiseCounter()) }
         result.changeTokenBefore = StoreChangeToken(storeID: storeID, version: counter - 1)
         result.changeTokenAfter = StoreChangeToken(storeID: storeID, version: counter)
         return result
@@ -111,5 +114,28 @@ extension PostgresStore {
     /// The `RETURNING` list of a row's identity: `_pk`, and `_entity` in a shared table.
     private func returning(_ layout: StoreSchema.EntityLayout) -> String {
         layout.hasEntityColumn ? "\"t\".\"_pk\", \"t\".\"_entity\"" : "\"t\".\"_pk\""
+    }
+}
+
+/// The writing connection, inside a batch's transaction, as a ``BatchDelete`` runs its
+/// statements on it. Its temporary tables live as long as the connection.
+private struct BatchDeleteWriter: BatchDeleteConnection {
+    let store: PostgresStore
+    var temporarySchema: String { "pg_temp" }
+    var temporaryTableOptions: String { "" }
+
+    func execute(_ sql: String, _ arguments: [AttributeValue]) throws -> Int {
+        try store.query(sql, arguments).changed
+    }
+
+    func rows(_ sql: String, _ types: [AttributeType]) throws -> [[AttributeValue]] {
+        try store.query(sql).rows.map { row in
+            try zip(row, types).map { cell, type in
+                guard let value = PostgresValues.read(cell, as: type) else {
+                    throw StoreError(.corruptValue, "a batch delete read \(PostgresValues.describe(cell)) where it wrote a \(type.rawValue)")
+                }
+                return value
+            }
+        }
     }
 }

@@ -260,6 +260,8 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
             throw error
         } catch let error as ConflictError {
             throw error
+        } catch let error as DeniedDeleteError {
+            throw error
         } catch is PostgresValues.NULInText {
             throw StoreError(.constraintViolation, "\(doing): a string holds the NUL character, which PostgreSQL's text cannot keep; remove it before saving")
         } catch let error as PSQLError {

@@ -5,18 +5,14 @@ public import TroveModel
 /// Batch updates and deletes: SQL statements over the rows a predicate selects, without
 /// reading them into snapshots (GRDB's `updateAll`/`deleteAll`, Core Data's batch requests).
 ///
-/// A batch delete gathers the rows it deletes in a temporary table — the matched rows, then
-/// round by round those their `cascade` relationships reach — checks the `deny` rules against
-/// it, raises the versions of the rows a `nullify` rule unlinks (as a save through objects
-/// would: the rows whose own columns or join rows hold the link), and deletes the rows; the
-/// schema's foreign-key actions null the to-one columns and remove the join rows that pointed
-/// at them. All of it is one transaction under the write lock.
+/// A delete whose rules reach no other row is one `DELETE`; one whose rules do runs
+/// ``BatchDelete``. Either is one transaction under the write lock.
 extension SQLiteStore {
     public func batchDelete(_ query: StoreQuery) throws -> BatchWriteResult {
         try batchWrite("deleting \(query.entity.name) objects in a batch") { db in
             guard try schema.deleteRulesNeedRows(query, in: model) else { return try deleteDirectly(query, in: db) }
-            var batch = BatchDelete(store: self, db: db)
-            return try batch.run(query)
+            let batch = BatchDelete(schema: schema, model: model, connection: BatchDeleteWriter(db: db))
+            return try batch.run(query, compiler: QueryCompiler(schema: schema, model: model))
         }
     }
 
@@ -58,7 +54,7 @@ extension SQLiteStore {
         var last: (name: String, entity: Entity)?
         while try statement.step() {
             let name = statement.text(at: 1)
-            if last?.name != name { last = (name, try entity(named: name)) }
+            if last?.name != name { last = (name, try model.storedEntity(named: name)) }
             if let entity = last?.entity { ids.append(statement.int64(at: 0), of: entity) }
         }
     }
@@ -125,27 +121,13 @@ extension SQLiteStore {
                     continue
                 }
                 let name = written.entities[index]
-                if last?.name != name { last = (name, try entity(named: name)) }
+                if last?.name != name { last = (name, try model.storedEntity(named: name)) }
                 if let entity = last?.entity { result.matched.append(key, of: entity) }
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw StoreError.repeatedKey(inBatchUpdateOf: query.entity, setting: names, detail: error.message)
         }
         return result
-    }
-
-    /// The entity of an ID the store read.
-    fileprivate func entity(named name: String) throws -> Entity {
-        guard let entity = model.entity(named: name) else {
-            throw StoreError(.corruptValue, "the store holds a row of entity '\(name)', which the model lacks")
-        }
-        return entity
-    }
-
-    /// The SQL of a row's entity name: its `_entity` column, or the table's one entity.
-    fileprivate func entityColumn(of layout: StoreSchema.EntityLayout, alias: String?) -> String {
-        guard layout.hasEntityColumn else { return sqlStringLiteral(layout.table) }
-        return alias.map { "\(quoted($0)).\"_entity\"" } ?? "\"_entity\""
     }
 }
 
@@ -190,175 +172,28 @@ extension StoreError {
     }
 }
 
-/// A batch delete refused by a `deny` rule: a row it would delete still holds, through
-/// ``relationship``, a row it would not. Nothing was written.
-public struct DeniedDeleteError: Error, Sendable, CustomStringConvertible {
-    /// The row that would be deleted.
-    public let objectID: ObjectID
-    /// Its relationship whose delete rule is `deny`.
-    public let relationship: String
-    /// The first row that relationship holds and the delete would not remove.
-    public let blocking: ObjectID
-
-    public var description: String {
-        "cannot delete \(objectID): \(relationship) still holds \(blocking) and its delete rule is deny; nothing was deleted: remove it from \(relationship) first, or narrow the predicate"
-    }
-}
-
-/// One batch delete on the writer connection, inside its transaction.
-private struct BatchDelete {
-    let store: SQLiteStore
+/// The writer connection as a ``BatchDelete`` runs its statements on it.
+private struct BatchDeleteWriter: BatchDeleteConnection {
     let db: Database
-    /// The rows to delete: table, key, entity, and the round that found them (0: matched).
-    static let rows = "temp.\"_trove_batch_rows\""
-    /// The rows whose version a `nullify` rule raises.
-    static let unlinked = "temp.\"_trove_batch_unlinked\""
+    var temporarySchema: String { "temp" }
+    var temporaryTableOptions: String { " WITHOUT ROWID" }
 
-    init(store: SQLiteStore, db: Database) {
-        self.store = store
-        self.db = db
+    func execute(_ sql: String, _ arguments: [AttributeValue]) throws -> Int {
+        try RawStatement.with(db, sql: sql) { statement in
+            try statement.bind(arguments)
+            return try statement.execute()
+        }
     }
 
-    mutating func run(_ query: StoreQuery) throws -> BatchWriteResult {
-        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(Self.rows) (tbl TEXT NOT NULL, pk INTEGER NOT NULL, entity TEXT NOT NULL, round INTEGER NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
-        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(Self.unlinked) (tbl TEXT NOT NULL, pk INTEGER NOT NULL, entity TEXT NOT NULL, PRIMARY KEY (tbl, pk)) WITHOUT ROWID")
-        try db.execute(sql: "DELETE FROM \(Self.rows)")
-        try db.execute(sql: "DELETE FROM \(Self.unlinked)")
-
-        let layout = try store.schema.layout(of: query.entity.name)
-        var compiler = QueryCompiler(schema: store.schema, model: store.model)
-        let selection = try compiler.select({ layout in
-            "\(sqlStringLiteral(layout.table)), \"t\".\"_pk\", \(store.entityColumn(of: layout, alias: "t")), 0"
-        }, for: query.unbounded, ordered: false)
-        try RawStatement.with(db, sql: "INSERT INTO \(Self.rows) (tbl, pk, entity, round) \(selection)") { statement in
-            try statement.bind(compiler.arguments)
-            try statement.execute()
-        }
-        var round: Int64 = 0
-        while try cascade(from: round) { round += 1 }
-        let kinds = try entitiesToDelete()
-        try checkDenyRules(of: kinds)
-        try unlinkNullified(from: kinds)
-
-        var result = BatchWriteResult(entity: layout.entity)
-        try RawStatement.with(db, sql: "SELECT pk, entity, round FROM \(Self.rows) ORDER BY tbl, pk") { statement in
+    func rows(_ sql: String, _ types: [AttributeType]) throws -> [[AttributeValue]] {
+        try RawStatement.with(db, sql: sql) { statement in
+            var rows: [[AttributeValue]] = []
             while try statement.step() {
-                let entity = try store.entity(named: statement.text(at: 1))
-                if statement.int64(at: 2) == 0 {
-                    result.matched.append(statement.int64(at: 0), of: entity)
-                } else {
-                    result.cascaded.append(statement.int64(at: 0), of: entity)
-                }
+                rows.append(types.indices.map { index in
+                    types[index] == .string ? .string(statement.text(at: Int32(index))) : .integer(statement.int64(at: Int32(index)))
+                })
             }
-        }
-        try RawStatement.with(db, sql: "SELECT tbl, pk, entity FROM \(Self.unlinked) ORDER BY tbl, pk") { statement in
-            var tables: [String] = []
-            while try statement.step() {
-                let table = statement.text(at: 0)
-                if tables.last != table { tables.append(table) }
-                result.nullified.append(statement.int64(at: 1), of: try store.entity(named: statement.text(at: 2)))
-            }
-            for table in tables {
-                try db.execute(sql: "UPDATE \(quoted(table)) SET \"_version\" = \"_version\" + 1 WHERE \"_pk\" IN (SELECT pk FROM \(Self.unlinked) WHERE tbl = ?)", arguments: [table])
-            }
-        }
-        // Deleting a row nulls the to-one columns and removes the join rows that point at it
-        // (the schema's foreign-key actions).
-        for table in Set(kinds.map(\.table)).sorted() {
-            try db.execute(sql: "DELETE FROM \(quoted(table)) WHERE \"_pk\" IN (SELECT pk FROM \(Self.rows) WHERE tbl = ?)", arguments: [table])
-        }
-        // An ordered list that lost objects is numbered again from 0, as a save of its order does.
-        for join in store.schema.joinTables where join.isOrdered && !result.nullified.isEmpty {
-            let table = quoted(join.name)
-            try db.execute(sql: """
-                UPDATE \(table) SET "position" = "r"."rank" FROM (SELECT "source", "target", \
-                row_number() OVER (PARTITION BY "source" ORDER BY "position") - 1 AS "rank" FROM \(table) \
-                WHERE "source" IN (SELECT pk FROM \(Self.unlinked) WHERE tbl = ?)) AS "r" \
-                WHERE \(table)."source" = "r"."source" AND \(table)."target" = "r"."target" AND \(table)."position" != "r"."rank"
-                """, arguments: [join.sourceTable])
-        }
-        try db.execute(sql: "DELETE FROM \(Self.rows)")
-        try db.execute(sql: "DELETE FROM \(Self.unlinked)")
-        return result
-    }
-
-    /// The entities (with their tables) that rows to delete belong to, in a stable order.
-    private func entitiesToDelete(round: Int64? = nil) throws -> [(table: String, entity: Entity)] {
-        let filter = round == nil ? "" : " WHERE round = \(round ?? 0)"
-        let pairs = try Row.fetchAll(db, sql: "SELECT DISTINCT tbl, entity FROM \(Self.rows)\(filter) ORDER BY tbl, entity")
-        return try pairs.map { row in
-            let table: String = row[0], name: String = row[1]
-            return (table, try store.entity(named: name))
-        }
-    }
-
-    /// Adds the rows that the `cascade` relationships of the rows found in `round` reach (and
-    /// are not in yet) as round `round + 1`; whether there were any.
-    private func cascade(from round: Int64) throws -> Bool {
-        var added = false
-        for (table, entity) in try entitiesToDelete(round: round) {
-            for relationship in entity.relationships where relationship.deleteRule == .cascade {
-                let link = try links(of: relationship, from: entity, table: table, round: round)
-                let sql = "INSERT OR IGNORE INTO \(Self.rows) (tbl, pk, entity, round) SELECT \(sqlStringLiteral(link.destinationTable)), \(link.destination), \(link.destinationEntity), \(round + 1) \(link.from)"
-                try db.execute(sql: sql)
-                added = added || db.changesCount > 0
-            }
-        }
-        return added
-    }
-
-    /// Fails, naming the first blocking row, when a row to delete holds through a `deny`
-    /// relationship a row that is not to be deleted.
-    private func checkDenyRules(of kinds: [(table: String, entity: Entity)]) throws {
-        for (table, entity) in kinds {
-            for relationship in entity.relationships where relationship.deleteRule == .deny {
-                let link = try links(of: relationship, from: entity, table: table, round: nil)
-                let sql = "SELECT \(link.source), \(link.destination), \(link.destinationEntity) \(link.from)"
-                    + " AND \(link.destination) NOT IN (SELECT pk FROM \(Self.rows) WHERE tbl = \(sqlStringLiteral(link.destinationTable)))"
-                    + " ORDER BY \(link.source), \(link.destination) LIMIT 1"
-                guard let row = try Row.fetchOne(db, sql: sql) else { continue }
-                throw DeniedDeleteError(objectID: ObjectID(entity: entity, primaryKey: row[0]), relationship: relationship.name,
-                                        blocking: ObjectID(entity: try store.entity(named: row[2]), primaryKey: row[1]))
-            }
-        }
-    }
-
-    /// Notes the rows a `nullify` rule unlinks whose version a save through objects would
-    /// raise: those that keep the inverse link in their own row, or in join rows they own.
-    private func unlinkNullified(from kinds: [(table: String, entity: Entity)]) throws {
-        for (table, entity) in kinds {
-            for relationship in entity.relationships where try relationship.deleteRule == .nullify && store.schema.nullifyRaisesVersions(relationship, in: store.model) {
-                let link = try links(of: relationship, from: entity, table: table, round: nil)
-                try db.execute(sql: "INSERT OR IGNORE INTO \(Self.unlinked) (tbl, pk, entity) SELECT DISTINCT \(sqlStringLiteral(link.destinationTable)), \(link.destination), \(link.destinationEntity) \(link.from)"
-                    + " AND \(link.destination) NOT IN (SELECT pk FROM \(Self.rows) WHERE tbl = \(sqlStringLiteral(link.destinationTable)))")
-            }
-        }
-    }
-
-    /// A `FROM … WHERE …` clause listing the links of `relationship` held by the rows to delete
-    /// of `entity` (those of one round, or all), with the SQL of the source row's key, and the
-    /// destination row's key, table and entity.
-    private func links(of relationship: Relationship, from entity: Entity, table: String, round: Int64?)
-        throws -> (from: String, source: String, destination: String, destinationTable: String, destinationEntity: String) {
-        guard let destinationEntity = store.model.entity(named: relationship.destination) else {
-            throw StoreError(.unknownEntity, "relationship \(entity.name).\(relationship.name) leads to '\(relationship.destination)', which the model lacks")
-        }
-        let destination = try store.schema.layout(of: destinationEntity.name)
-        let sources = "SELECT pk FROM \(Self.rows) WHERE tbl = \(sqlStringLiteral(table)) AND entity = \(sqlStringLiteral(entity.name))"
-            + (round.map { " AND round = \($0)" } ?? "")
-        let d = "\"d\""
-        let named = (destinationTable: destination.table, destinationEntity: store.entityColumn(of: destination, alias: "d"))
-        switch try store.schema.storage(of: relationship.name, in: entity) {
-        case .foreignKey(let column):
-            return ("FROM \(quoted(table)) AS \"s\" JOIN \(quoted(destination.table)) AS \(d) ON \(d).\"_pk\" = \"s\".\(quoted(column)) WHERE \"s\".\"_pk\" IN (\(sources))",
-                    "\"s\".\"_pk\"", "\(d).\"_pk\"", named.destinationTable, named.destinationEntity)
-        case .inverseForeignKey(_, let column):
-            return ("FROM \(quoted(destination.table)) AS \(d) WHERE \(d).\(quoted(column)) IN (\(sources))",
-                    "\(d).\(quoted(column))", "\(d).\"_pk\"", named.destinationTable, named.destinationEntity)
-        case .joinTable(let name, let sourceIsFirst):
-            let (mine, other) = sourceIsFirst ? ("source", "target") : ("target", "source")
-            return ("FROM \(quoted(name)) AS \"j\" JOIN \(quoted(destination.table)) AS \(d) ON \(d).\"_pk\" = \"j\".\(quoted(other)) WHERE \"j\".\(quoted(mine)) IN (\(sources))",
-                    "\"j\".\(quoted(mine))", "\(d).\"_pk\"", named.destinationTable, named.destinationEntity)
+            return rows
         }
     }
 }

@@ -53,6 +53,7 @@ public enum StoreConformance {
         Check(name: "change tokens see every commit, another instance's included", body: changeTokens),
         Check(name: "rows found by key before writing, and read ahead, are the rows saved", body: rowsByKey),
         Check(name: "batch updates and deletes change what SQLite's change, versions and text forms included", body: batchWrites),
+        Check(name: "batch deletes that cascade, deny and nullify change what SQLite's change", body: cascadingBatchDeletes),
         Check(name: "metadata is written in its save's transaction", body: metadata),
         Check(name: "a streamed import saves checkpoints with its chunks and resumes exactly", body: importCheckpoints),
     ]
@@ -416,7 +417,7 @@ public enum StoreConformance {
         return "\(try labels([object])) → \(relationship.isOrdered ? related : related.sorted())"
     }
 
-    private static func expect(_ condition: @autoclosure () throws -> Bool, _ message: @autoclosure () -> String) throws {
+    static func expect(_ condition: @autoclosure () throws -> Bool, _ message: @autoclosure () -> String) throws {
         guard try condition() else { throw ConformanceFailure(message()) }
     }
 }
