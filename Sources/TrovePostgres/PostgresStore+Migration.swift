@@ -9,18 +9,21 @@ public import TroveStore
 /// directory; ``SQLiteStore`` plans and runs the migration there, exactly as on a store file; and
 /// the migrated tables replace the database's in one transaction. So the two stores migrate by
 /// one engine, with the same steps, blockers and results, at the cost of two copies of the data.
+/// A migration that only adds (``additionSQL(from:to:)``) copies no row: the engine plans it on a
+/// scratch file holding the metadata alone, and the database's tables are altered in place.
 extension PostgresStore {
     /// Plans the migration of the store at `location` to `model` without changing anything: the
     /// steps, the rows they rewrite and what blocks it (see ``SQLiteStore/migrationPlan(forStoreAt:to:)``).
     ///
     /// It reads one snapshot of the store into a scratch file in the temporary directory
-    /// (`TMPDIR`, which needs room for a copy of the data), and takes no lock.
+    /// (`TMPDIR`, which needs room for a copy of the data, unless the change only adds), and
+    /// takes no lock.
     /// - Throws: ``StoreError`` when the store cannot be read, or the scratch file written.
     public static func migrationPlan(at location: PostgresLocation, to model: Model) throws -> InferredMigration {
         let store = try PostgresStore(location: location)
         return try SQLiteStore.withScratchFolder { folder in
             let file = folder.appendingPathComponent("migrating.trove")
-            try store.copyRows(toSQLiteAt: file)
+            try store.copyRows(toSQLiteAt: file, includingRows: additionSQL(from: store.model, to: model) == nil)
             return try store.naming(file) { try SQLiteStore.migrationPlan(forStoreAt: file, to: model) }
         }
     }
@@ -38,6 +41,11 @@ extension PostgresStore {
     /// scratch file, as ``SQLiteStore/migrate(storeAt:to:keepingBackup:progress:)`` does.
     /// A store already made with `model` is left as it is (the outcome has no steps).
     ///
+    /// A migration that only adds — attributes and relationships that are optional and have no
+    /// default, new entities; see ``additionSQL(from:to:)`` — copies nothing: the tables are
+    /// altered in place (`ALTER TABLE … ADD COLUMN`, `CREATE TABLE`), which changes no stored
+    /// row, so no backup is kept either (``MigrationOutcome/backupSchema`` is `nil`).
+    ///
     /// It needs the right to create schemas (for the backup) and room in the temporary directory
     /// (`TMPDIR`) for a copy of the data.
     /// - Throws: ``StoreError`` `.migrationBlocked` listing the blockers when the plan has any
@@ -45,7 +53,7 @@ extension PostgresStore {
     @discardableResult
     public static func migrate(at location: PostgresLocation, to model: Model, keepingBackup: Bool = true,
                                progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
-        try migrate(at: location, to: model, keepingBackup: keepingBackup) { file in
+        try migrate(at: location, to: model, keepingBackup: keepingBackup, inPlace: true) { file in
             try SQLiteStore.migrate(storeAt: file, to: model, keepingBackup: false, progress: progress)
         }
     }
@@ -61,24 +69,27 @@ extension PostgresStore {
     @discardableResult
     public static func migrate(at location: PostgresLocation, using plan: ModelMigrationPlan, keepingBackup: Bool = true,
                                progress: MigrationProgress.Handler? = nil) throws -> MigrationOutcome {
-        try migrate(at: location, to: plan.newest, keepingBackup: keepingBackup) { file in
+        try migrate(at: location, to: plan.newest, keepingBackup: keepingBackup, inPlace: false) { file in
             try SQLiteStore.migrate(storeAt: file, using: plan, keepingBackup: false, progress: progress)
         }
     }
 
     /// Copies the store at `location` into a scratch file under its write lock, migrates the
-    /// file to `model` with `migrateFile`, and replaces the store's tables with the file's.
-    private static func migrate(at location: PostgresLocation, to model: Model, keepingBackup: Bool,
+    /// file to `model` with `migrateFile`, and replaces the store's tables with the file's; or,
+    /// when `inPlace` allows it and the change only adds, copies the metadata alone and alters
+    /// the tables.
+    private static func migrate(at location: PostgresLocation, to model: Model, keepingBackup: Bool, inPlace: Bool,
                                 _ migrateFile: (URL) throws -> MigrationOutcome) throws -> MigrationOutcome {
         let store = try PostgresStore(location: location)
         guard store.model.fileData() != model.fileData() else {
             // Nothing to do: no need to copy the data to find out.
             return .nothingToDo(for: model)
         }
+        let additions = inPlace ? additionSQL(from: store.model, to: model) : nil
         return try store.writingExclusively {
             try SQLiteStore.withScratchFolder { folder in
                 let file = folder.appendingPathComponent("migrating.trove")
-                let copied = try store.copyRows(toSQLiteAt: file)
+                let copied = try store.copyRows(toSQLiteAt: file, includingRows: additions == nil)
                 let outcome = try store.naming(file) { try migrateFile(file) }
                 let migrated = try SQLiteStore(url: file, model: model, options: SQLiteStore.Options(readOnly: true))
                 // The history grows when a stage changed rows or tables, or ran code.
@@ -88,6 +99,10 @@ extension PostgresStore {
                         try store.writeMetadata(["trove.model": String(decoding: model.fileData(), as: UTF8.self)])
                     }
                     return outcome
+                }
+                if let additions {
+                    try store.alterTables(additions, metadata: migrated.metadata())
+                    return MigrationOutcome(stages: outcome.stages, backupURL: nil, backupSchema: nil)
                 }
                 let backup = try store.replaceTables(with: migrated, keepingBackup: keepingBackup)
                 return MigrationOutcome(stages: outcome.stages, backupURL: nil, backupSchema: backup)
@@ -110,15 +125,16 @@ extension PostgresStore {
     /// The rows a `FETCH` from a copy's cursor takes.
     private static let copyChunk = 5000
 
-    /// Copies every row, the last key of each table and the metadata, read in one snapshot,
-    /// into a new SQLite store of this store's model at `url`; returns the metadata copied.
+    /// Copies every row (unless `includingRows` is `false`), the last key of each table and the
+    /// metadata, read in one snapshot, into a new SQLite store of this store's model at `url`;
+    /// returns the metadata copied.
     @discardableResult
-    private func copyRows(toSQLiteAt url: URL) throws -> [String: String] {
+    private func copyRows(toSQLiteAt url: URL, includingRows: Bool) throws -> [String: String] {
         let copy = try SQLiteStore(url: url, model: model, options: SQLiteStore.Options(durability: .normal))
         return try run("copying \(location) into a scratch file for its migration") {
             try query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             do {
-                for table in schema.transferTables {
+                for table in schema.transferTables where includingRows {
                     let columns = table.columns.map { quoted($0.name) }.joined(separator: ", ")
                     try query("DECLARE \"rows\" NO SCROLL CURSOR FOR SELECT \(columns) FROM \(quoted(table.name))")
                     while true {
@@ -154,6 +170,20 @@ extension PostgresStore {
                     + " \(column.name), which is of type \(column.type.rawValue); fix or delete that row")
             }
             return value
+        }
+    }
+
+    /// Runs `statements` (``additionSQL(from:to:)``'s) and replaces the metadata with
+    /// `metadata` (the migrated scratch store's), in one transaction that checks the database
+    /// still has this store's model, and raises the change counter.
+    private func alterTables(_ statements: [String], metadata: [String: String]) throws {
+        var metadata = metadata
+        metadata["trove.formatVersion"] = String(Self.formatVersion)
+        try transaction("migrating \(location) in place") {
+            for sql in statements { try query(sql) }
+            try query("DELETE FROM \(quoted(Self.metadataTable))")
+            try writeMetadata(metadata)
+            _ = try raiseCounter()
         }
     }
 
