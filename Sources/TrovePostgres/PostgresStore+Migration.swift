@@ -9,8 +9,9 @@ public import TroveStore
 /// directory; ``SQLiteStore`` plans and runs the migration there, exactly as on a store file; and
 /// the migrated tables replace the database's in one transaction. So the two stores migrate by
 /// one engine, with the same steps, blockers and results, at the cost of two copies of the data.
-/// A migration that only adds (``additionSQL(from:to:)``) copies no row: the engine plans it on a
-/// scratch file holding the metadata alone, and the database's tables are altered in place.
+/// A migration that only adds or renames attributes copies no row:
+/// the engine plans it on a scratch file holding the metadata alone, and the database's tables
+/// are altered in place.
 extension PostgresStore {
     /// Plans the migration of the store at `location` to `model` without changing anything: the
     /// steps, the rows they rewrite and what blocks it (see ``SQLiteStore/migrationPlan(forStoreAt:to:)``).
@@ -42,9 +43,10 @@ extension PostgresStore {
     /// A store already made with `model` is left as it is (the outcome has no steps).
     ///
     /// A migration that only adds — attributes and relationships that are optional and have no
-    /// default, new entities; see ``additionSQL(from:to:)`` — copies nothing: the tables are
-    /// altered in place (`ALTER TABLE … ADD COLUMN`, `CREATE TABLE`), which changes no stored
-    /// row, so no backup is kept either (``MigrationOutcome/backupSchema`` is `nil`).
+    /// default, new entities (not in an existing hierarchy) — or renames attributes copies
+    /// nothing: the tables are altered in place (`ALTER TABLE … ADD COLUMN`,
+    /// `RENAME COLUMN`, `CREATE TABLE`), which changes no stored row, so no backup is kept either
+    /// (``MigrationOutcome/backupSchema`` is `nil`).
     ///
     /// It needs the right to create schemas (for the backup) and room in the temporary directory
     /// (`TMPDIR`) for a copy of the data.
