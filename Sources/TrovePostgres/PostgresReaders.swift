@@ -86,7 +86,7 @@ final class ReadSnapshot {
     /// Begins the transaction, unless it is open already.
     func begin() throws {
         guard !isOpen else { return }
-        _ = try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: PostgresStore.logger).wait()
+        _ = try connection.answer("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         isOpen = true
     }
 }
@@ -99,12 +99,12 @@ extension PostgresStore {
         let snapshot = ReadSnapshot(connection)
         do {
             let result = try body(snapshot)
-            if snapshot.isOpen { _ = try connection.query("COMMIT", logger: logger).wait() }
+            if snapshot.isOpen { _ = try connection.answer("COMMIT") }
             return result
         } catch {
             if snapshot.isOpen {
                 do {
-                    _ = try connection.query("ROLLBACK", logger: logger).wait()
+                    _ = try connection.answer("ROLLBACK")
                 } catch {
                     try? connection.close().wait()  // Closed so that it is not lent again; a failed close loses nothing more.
                 }

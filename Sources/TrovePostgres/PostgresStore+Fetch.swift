@@ -104,7 +104,7 @@ extension PostgresStore {
     private func snapshots(_ doing: String, plan: PostgresReadPlan, sql: String, _ values: [AttributeValue],
                            defaultEntity: String) throws -> [RowSnapshot] {
         try read(doing) { connection in
-            try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows.map {
+            try connection.answer(Self.statement(sql, values)).rows.map {
                 try plan.snapshot(from: $0, defaultEntity: defaultEntity)
             }
         }
@@ -126,7 +126,7 @@ extension PostgresStore {
         try read(doing) { connection in
             try Self.withSnapshot(on: connection) { snapshot in
                 func query(_ sql: String, _ values: [AttributeValue] = []) throws -> [PostgresRow] {
-                    Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
+                    Array(try connection.answer(Self.statement(sql, values)).rows)
                 }
                 var compiler = compiler { sql in
                     try snapshot.begin()
@@ -210,7 +210,7 @@ extension PostgresStore {
 
     public func fetchBeforeWriting(_ entity: Entity, attributes: [String], keys: [[AttributeValue]]) throws -> [RowSnapshot] {
         try read("finding \(entity.name) by \(attributes.joined(separator: ", "))") { connection in
-            try keyLookup(entity, attributes: attributes, keys: keys).rows { Array(try connection.query($0, logger: Self.logger).wait().rows) }
+            try keyLookup(entity, attributes: attributes, keys: keys).rows { Array(try connection.answer($0).rows) }
         }
     }
 
@@ -298,7 +298,7 @@ extension PostgresStore {
             let marks = (1...slice.count).map { "$\($0)" }.joined(separator: ", ")
             let sql = "SELECT \(owner), \(selection) FROM \(from) WHERE \(owner) IN (\(marks)) ORDER BY \(order)"
             try read("reading \(source.name).\(relationship) of \(ids.count) objects") { connection in
-                for row in try connection.query(Self.statement(sql, slice.map { .integer($0) }), logger: Self.logger).wait().rows {
+                for row in try connection.answer(Self.statement(sql, slice.map { .integer($0) })).rows {
                     guard let ownerKey = try row.first?.decode(Int64.self), let id = owners[ownerKey] else { continue }
                     related[id, default: []].append(try plan.snapshot(from: row, defaultEntity: destination.entity.name, base: 1))
                 }

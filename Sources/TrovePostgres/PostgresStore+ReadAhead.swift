@@ -10,7 +10,7 @@ extension PostgresStore: BulkWritingStore {
             let lookup = try keyLookup(entity, attributes: attributes, keys: keys)
             return try Self.withSnapshot(on: connection) { snapshot in
                 if lookup.statements.count > 1 { try snapshot.begin() }
-                return try lookup.rows { Array(try connection.query($0, logger: Self.logger).wait().rows) }
+                return try lookup.rows { Array(try connection.answer($0).rows) }
             }
         }
     }

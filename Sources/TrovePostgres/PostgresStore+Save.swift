@@ -84,7 +84,7 @@ extension PostgresStore: BackgroundSavingStore {
         let doing = "saving to \(location)"
         let permanentIDs = changes.inserts.isEmpty ? [:] : try read(doing) { connection in
             try takeKeys(for: changes.inserts) { sql, values in
-                Array(try connection.query(Self.statement(sql, values), logger: Self.logger).wait().rows)
+                Array(try connection.answer(Self.statement(sql, values)).rows)
             }
         }
         let statements = try Self.run(doing, location: location) {

@@ -183,7 +183,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// ``save(_:)``) and returns its rows and the number of rows it changed. Callers hold `lock`.
     @discardableResult
     func query(_ statement: PostgresQuery) throws -> (rows: [PostgresRow], changed: Int) {
-        let result = try connection.query(statement, logger: Self.logger).wait()
+        let result = try connection.answer(statement)
         return (result.rows, result.metadata.rows ?? 0)
     }
 
@@ -329,9 +329,9 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
 
     /// The metadata table's rows, or `nil` when the database has no such table.
     private static func readMetadata(_ connection: PostgresConnection) throws -> [String: String]? {
-        let exists = try connection.query("SELECT to_regclass(\(metadataTable))::text", logger: logger).wait().rows.first
+        let exists = try connection.answer("SELECT to_regclass(\(metadataTable))::text").rows.first
         guard (try exists?.decode(String?.self)) != nil else { return nil }
-        let rows = try connection.query(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(quoted(metadataTable))"), logger: logger).wait().rows
+        let rows = try connection.answer(PostgresQuery(unsafeSQL: "SELECT key, value FROM \(quoted(metadataTable))")).rows
         var metadata: [String: String] = [:]
         for row in rows {
             let (key, value) = try row.decode((String, String).self)
@@ -362,7 +362,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// waits for a save in progress; it sees every save committed before the call.
     public func changeToken() throws -> StoreChangeToken {
         let sql = PostgresQuery(unsafeSQL: "SELECT counter FROM \(quoted(Self.changesTable))")
-        let row = try read("reading the change token of \(location)") { try $0.query(sql, logger: Self.logger).wait().rows.first }
+        let row = try read("reading the change token of \(location)") { try $0.answer(sql).rows.first }
         return StoreChangeToken(storeID: storeID, version: try row?.decode(Int64.self) ?? 0)
     }
 
@@ -370,7 +370,7 @@ public final class PostgresStore: PersistentStore, @unchecked Sendable {  // @un
     /// distribution's suffix).
     public func serverVersion() throws -> String {
         try read("reading the server version of \(location)") {
-            try $0.query("SHOW server_version", logger: Self.logger).wait().rows.first?.decode(String.self) ?? "?"
+            try $0.answer("SHOW server_version").rows.first?.decode(String.self) ?? "?"
         }
     }
 
@@ -445,7 +445,7 @@ extension PostgresStore {
         return try run("running \(sql)", location: maintenance) {
             var bindings = PostgresBindings(capacity: values.count)
             for value in values { try PostgresValues.bind(value, to: &bindings) }
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait().rows.count
+            return try connection.answer(PostgresQuery(unsafeSQL: sql, binds: bindings)).rows.count
         }
     }
 }

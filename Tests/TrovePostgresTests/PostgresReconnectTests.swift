@@ -74,4 +74,21 @@ struct PostgresReconnectTests {
         #expect(throws: Never.self) { try saved?.get() }
         #expect(try store.count(of: "Photo") == 1, "out of writingExclusively, the store writes again")
     }
+
+    /// A statement sent on a connection the server ended fails within about a second (postgres-nio
+    /// alone never answers it), and the store's next call connects again.
+    @Test func aStatementOnAnEndedConnectionFailsInsteadOfWaitingForever() throws {
+        let database = try TemporaryDatabase()
+        let store = try PostgresStore(location: database.location, model: SampleModels.photos())
+        try Self.insertPhoto("p1", into: store)
+        try Self.endConnections(to: database.location)
+
+        // `query` sends on the writing connection as it is, without looking whether it closed.
+        let sent = Self.finishing { try store.query("SELECT 1") }
+        #expect(sent != nil, "the statement did not return within 30 s")
+        #expect(throws: (any Error).self) { try sent?.get() }
+        let saved = Self.finishing { try Self.insertPhoto("p2", into: store) }
+        #expect(throws: Never.self) { try saved?.get() }
+        #expect(try store.count(of: "Photo") == 2)
+    }
 }
