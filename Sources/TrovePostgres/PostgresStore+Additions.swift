@@ -42,6 +42,7 @@ extension PostgresStore {
                 constraints.map { "\($0.columns.map { names[$0] ?? $0 }) \($0.entities ?? [])" }
             }
             guard table.hasEntityColumn == was.hasEntityColumn,
+                  renamed.values.allSatisfy({ name in !was.columns.contains { $0.name == name } }),
                   table.columns.filter({ oldColumns[$0.name] == $0.type }).count == was.columns.count,
                   table.foreignKeys.filter({ oldKeys[$0.column] == $0.destinationTable }).count == was.foreignKeys.count,
                   unique(table.uniqueConstraints, [:]) == unique(was.uniqueConstraints, renamed)
@@ -60,8 +61,9 @@ extension PostgresStore {
                 tables.append("ALTER TABLE \(quoted(table.name)) ADD COLUMN \(quoted(fk.column)) bigint")
                 keys.append(foreignKeySQL(fk, of: table.name))
             }
+            // Unique keys are the same (their indexes follow renamed columns): only new foreign keys' indexes.
             let existing = Set(indexSQL(of: was))
-            indexes += indexSQL(of: table).filter { !existing.contains($0) }
+            indexes += indexSQL(of: table).filter { !existing.contains($0) && !$0.hasPrefix("CREATE UNIQUE") }
         }
         for join in after.joinTables {
             guard let was = oldJoins[join.name] else {

@@ -12,7 +12,7 @@ struct PostgresAdditionTests {
     /// What a version of ``PostgresMigrationTests/oldModel(nicknameRequired:)`` changes: only
     /// additions, or additions and one change that no longer only adds.
     enum Variant: CaseIterable {
-        case additive, nicknameRenamed
+        case additive, nicknameRenamed, labelRenamed
         case requiredEmail, emailWithDefault, nicknameRequired, ageWidened, photoRemoved, nicknameRenamedAndReused, nicknameRenamedAndRetyped
         case subEntity, uniqueNote, requiredVet
     }
@@ -64,8 +64,12 @@ struct PostgresAdditionTests {
                 Relationship("owner", to: "Person", inverse: "pets")
                 Relationship("vet", to: "Vet", inverse: "patients", optional: variant != .requiredVet)
             }
-            Entity("Tag", uniqueBy: variant == .uniqueNote ? [["label"], ["note"]] : [["label"]]) {
-                Attribute("label", .string, optional: false)
+            Entity("Tag", uniqueBy: variant == .uniqueNote ? [["label"], ["note"]] : variant == .labelRenamed ? [["name"]] : [["label"]]) {
+                if variant == .labelRenamed {
+                    Attribute("name", .string, optional: false, renamedFrom: "label")
+                } else {
+                    Attribute("label", .string, optional: false)
+                }
                 Attribute("note", .string)
                 Relationship("people", to: "Person", toMany: true, inverse: "tags")
             }
@@ -94,12 +98,12 @@ struct PostgresAdditionTests {
         for form in ["", "~c", "~d", "~cd", "~sort"] {
             #expect(renames.contains("ALTER TABLE \"Person\" RENAME COLUMN \"nickname\(form)\" TO \"alias\(form)\""), "\(renames)")
         }
-        for variant in Variant.allCases where ![.additive, .nicknameRenamed].contains(variant) {
+        for variant in Variant.allCases where ![.additive, .nicknameRenamed, .labelRenamed].contains(variant) {
             #expect(PostgresStore.additionSQL(from: old, to: try Self.model(variant)) == nil, "\(variant) takes the engine's copy")
         }
     }
 
-    @Test(arguments: [Variant.additive, .nicknameRenamed])
+    @Test(arguments: [Variant.additive, .nicknameRenamed, .labelRenamed])
     func anAdditionMigratesInPlaceAsAFileMigrates(_ variant: Variant) throws {
         let (database, dir) = try PostgresMigrationTests.seededAlike()
         let file = dir.file("store.trove")
@@ -124,6 +128,8 @@ struct PostgresAdditionTests {
         #expect(try PostgresMigrationTests.snapshot(migrated) == (try PostgresMigrationTests.snapshot(fileStore)))
         #expect((try Self.rowVersions(migrated)) == rowsBefore, "no row was copied or rewritten")
         #expect(try PostgresMigrationTests.counter(migrated) == counterBefore + 1)
+        let uniqueKey = try migrated.query("SELECT indexdef FROM pg_indexes WHERE indexname = '_unique_Tag_0'").rows.first?.decode(String.self)
+        #expect(uniqueKey?.hasSuffix(variant == .labelRenamed ? "(name)" : "(label)") == true, "\(uniqueKey ?? "no unique index")")
         let (metadata, fileMetadata) = (try migrated.metadata(), try fileStore.metadata())
         for key in ["trove.modelHash", "trove.model", "app.syncedUpTo"] {
             #expect(metadata[key] != nil && metadata[key] == fileMetadata[key], "\(key)")
