@@ -2,8 +2,8 @@ import PostgresNIO
 public import TroveModel
 public import TroveStore
 
-/// Batch updates and deletes: one statement over the rows a predicate selects, in one
-/// transaction under the write lock, as ``SQLiteStore`` runs them (Core Data's batch requests).
+/// Batch updates and deletes: SQL over the rows a predicate selects, without reading them, in
+/// one transaction under the write lock, as ``SQLiteStore`` runs them (Core Data's batch requests).
 extension PostgresStore {
     /// Deletes the rows `query` selects, and what their `cascade` rules reach, as
     /// ``SQLiteStore`` does: with one `DELETE` when the delete rules reach no other row (the

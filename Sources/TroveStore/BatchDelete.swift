@@ -204,9 +204,8 @@ package struct BatchDelete<Connection: BatchDeleteConnection> {
 extension StoreSchema.EntityLayout {
     /// The SQL of a row's entity name: its `_entity` column (of the table as `alias`), or the
     /// table's one entity.
-    package func entitySQL(alias: String?) -> String {
-        guard hasEntityColumn else { return sqlStringLiteral(table) }
-        return alias.map { "\(quoted($0)).\"_entity\"" } ?? "\"_entity\""
+    func entitySQL(alias: String) -> String {
+        hasEntityColumn ? "\(quoted(alias)).\"_entity\"" : sqlStringLiteral(table)
     }
 }
 
