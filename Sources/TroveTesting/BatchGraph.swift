@@ -22,9 +22,6 @@ public enum BatchGraph {
         ("Passport", "holder", "Person", false, false, "passport"),
     ]
 
-    /// The root entities, whose fetches cover every object.
-    public static let rootEntities = ["Person", "Album", "Track", "Tag", "Passport"]
-
     /// The model with `rules[i]` the delete rule of `relationships[i]`.
     public static func model(rules: [DeleteRule]) throws -> Model {
         func relationships(of entity: String) -> [Relationship] {
@@ -100,27 +97,5 @@ public enum BatchGraph {
             if Bool.random(using: &rng) { try a.addRelatedObject(b, forKey: "friends") } else { try a.setRelatedObject(b, forKey: "spouse") }
         }
         try context.save()
-    }
-
-    /// Every object of `store` as a line — its ID, row version, values and related IDs (in
-    /// order where the relationship is ordered) — sorted: equal for two stores that hold the same
-    /// graph with the same keys and versions.
-    public static func contents(of store: any PersistentStore) throws -> [String] {
-        let context = try Container(store: store).newBackgroundContext()
-        var lines: [String] = []
-        for name in rootEntities {
-            let objects = try context.fetch(FetchRequest(entityName: name))
-            let versions = Dictionary(try store.rows(for: objects.map(\.objectID)).map { ($0.objectID, $0.version) }, uniquingKeysWith: { a, _ in a })
-            for object in objects {
-                var line = "\(object.objectID) v\(versions[object.objectID] ?? -1)"
-                for attribute in object.entity.attributes { line += " \(attribute.name)=\(try object.value(forKey: attribute.name))" }
-                for relationship in object.entity.relationships {
-                    let related = try object.objectIDs(forRelationshipNamed: relationship.name).map { "\($0)" }
-                    line += " \(relationship.name)=\(relationship.isOrdered ? related : related.sorted())"
-                }
-                lines.append(line)
-            }
-        }
-        return lines.sorted()
     }
 }

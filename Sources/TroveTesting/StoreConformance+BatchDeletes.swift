@@ -47,7 +47,7 @@ extension StoreConformance {
             }
             try expect(outcomes[0] == outcomes[1], "round \(round), \(request.fetchRequest.predicate.map { "\($0)" } ?? "every object"):"
                 + " SQLite \(outcomes[0]); this store \(outcomes[1])")
-            let (reference, contents) = (try BatchGraph.contents(of: stores[0]), try BatchGraph.contents(of: stores[1]))
+            let (reference, contents) = (try StoreIntegrity.objects(in: stores[0], versions: true), try StoreIntegrity.objects(in: stores[1], versions: true))
             try expect(reference == contents, """
                 round \(round): after \(outcomes[0]) the stores differ
                 only in SQLite: \(reference.filter { !contents.contains($0) })

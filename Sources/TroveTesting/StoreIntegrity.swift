@@ -1,7 +1,9 @@
 public import Foundation
 import GRDB
+public import Trove
 
-/// SQLite's own check of a store file, for tests that kill or fault a writer.
+/// SQLite's own check of a store file, for tests that kill or fault a writer, and the contents
+/// of a store, to tell whether two hold the same data.
 public enum StoreIntegrity {
     /// The problems `PRAGMA integrity_check` finds in the file at `url` (empty when it is whole),
     /// read on a read-only connection of its own.
@@ -38,6 +40,38 @@ public enum StoreIntegrity {
                 }
             }
             return lines
+        }
+    }
+
+    /// Every object of `store`, one line each, sorted: its ID (so its key), each attribute's value
+    /// (dates and data exactly), each relationship's IDs (in order where it is ordered) and, with
+    /// `versions`, its row version. Equal for two stores of any kind that hold the same objects.
+    public static func objects(in store: any PersistentStore, versions: Bool = false) throws -> [String] {
+        let context = try Container(store: store).newBackgroundContext()
+        var lines: [String] = []
+        for entity in store.model.entities {
+            let objects = try context.fetch(FetchRequest(entityName: entity.name, includesSubentities: false))
+            let stored = versions ? Dictionary(try store.rows(for: objects.map(\.objectID)).map { ($0.objectID, $0.version) },
+                                               uniquingKeysWith: { a, _ in a }) : [:]
+            for object in objects {
+                var line = "\(object.objectID)" + (versions ? " v\(stored[object.objectID] ?? -1)" : "")
+                for attribute in entity.attributes { line += " \(attribute.name)=\(exact(try object.value(forKey: attribute.name)))" }
+                for relationship in entity.relationships {
+                    let ids = try object.objectIDs(forRelationshipNamed: relationship.name).map { "\($0)" }
+                    line += " \(relationship.name)=\(relationship.isOrdered ? ids : ids.sorted())"
+                }
+                lines.append(line)
+            }
+        }
+        return lines.sorted()
+    }
+
+    /// A value's text, exact for dates and data (whose descriptions round or summarize).
+    private static func exact(_ value: AttributeValue) -> String {
+        switch value {
+        case .date(let date): "date(\(date.timeIntervalSinceReferenceDate))"
+        case .binary(let data): "data(\(data.base64EncodedString()))"
+        default: "\(value)"
         }
     }
 }

@@ -95,7 +95,7 @@ import TroveTesting
             // deleted object out), and so raises that row's version only then; the batch raises
             // it always, as it does for every other link it removes.
             var held: [ManagedObject] = []
-            for name in BatchGraph.rootEntities {
+            for name in model.rootEntities.map(\.name) {
                 for object in try fresh.fetch(name) {
                     held.append(object)
                     for relationship in object.entity.relationships { _ = try object.objectIDs(forRelationshipNamed: relationship.name) }

@@ -125,7 +125,7 @@ struct PostgresAdditionTests {
         let migrated = try PostgresStore(location: database.location)
         let fileStore = try SQLiteStore(url: file)
         #expect(migrated.model.versionHash == new.versionHash)
-        #expect(try PostgresMigrationTests.snapshot(migrated) == (try PostgresMigrationTests.snapshot(fileStore)))
+        #expect(try StoreIntegrity.objects(in: migrated) == (try StoreIntegrity.objects(in: fileStore)))
         #expect((try Self.rowVersions(migrated)) == rowsBefore, "no row was copied or rewritten")
         #expect(try PostgresMigrationTests.counter(migrated) == counterBefore + 1)
         let uniqueKey = try migrated.query("SELECT indexdef FROM pg_indexes WHERE indexname = '_unique_Tag_0'").rows.first?.decode(String.self)
@@ -156,7 +156,7 @@ struct PostgresAdditionTests {
             }
             try context.save()
         }
-        #expect(try PostgresMigrationTests.snapshot(migrated) == (try PostgresMigrationTests.snapshot(fileStore)))
+        #expect(try StoreIntegrity.objects(in: migrated) == (try StoreIntegrity.objects(in: fileStore)))
         let context = try Container(store: migrated).newBackgroundContext()
         let fileContext = try Container(store: fileStore).newBackgroundContext()
         let nickname = variant == .nicknameRenamed ? "alias" : "nickname"

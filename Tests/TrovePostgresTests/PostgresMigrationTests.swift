@@ -121,39 +121,11 @@ struct PostgresMigrationTests {
         return (database, dir)
     }
 
-    /// Every object of every entity of `store`'s model, with its attributes and its related
-    /// objects' IDs (in order for an ordered relationship), as text, one line an object.
-    static func snapshot(_ store: any PersistentStore) throws -> [String] {
-        let context = try Container(store: store).newBackgroundContext()
-        var lines: [String] = []
-        for entity in store.model.entities {
-            for object in try context.fetch(FetchRequest(entityName: entity.name, includesSubentities: false)) {
-                var line = "\(object.objectID)"
-                for attribute in entity.attributes { line += " \(attribute.name)=\(exact(try object.value(forKey: attribute.name)))" }
-                for relationship in entity.relationships {
-                    let ids = try object.objectIDs(forRelationshipNamed: relationship.name).map { "\($0)" }
-                    line += " \(relationship.name)=\(relationship.isOrdered ? ids : ids.sorted())"
-                }
-                lines.append(line)
-            }
-        }
-        return lines.sorted()
-    }
-
-    /// A value's text, exact for dates and data (whose descriptions round or summarize).
-    static func exact(_ value: AttributeValue) -> String {
-        switch value {
-        case .date(let date): "date(\(date.timeIntervalSinceReferenceDate))"
-        case .binary(let data): "data(\(data.base64EncodedString()))"
-        default: "\(value)"
-        }
-    }
-
     @Test func aDatabaseMigratesAsAStoreFileDoes() throws {
         let (database, dir) = try Self.seededAlike()
         let file = dir.file("store.trove")
         let (old, new) = (try Self.oldModel(), try Self.newModel())
-        #expect(try Self.snapshot(PostgresStore(location: database.location)) == Self.snapshot(SQLiteStore(url: file)), "seeded alike")
+        #expect(try StoreIntegrity.objects(in: PostgresStore(location: database.location)) == StoreIntegrity.objects(in: SQLiteStore(url: file)), "seeded alike")
         let counterBefore = try Self.counter(PostgresStore(location: database.location))
 
         let filePlan = try SQLiteStore.migrationPlan(forStoreAt: file, to: new)
@@ -171,8 +143,8 @@ struct PostgresMigrationTests {
         let migrated = try PostgresStore(location: database.location)
         #expect(migrated.model.versionHash == new.versionHash, "the database keeps the new model")
         let fileStore = try SQLiteStore(url: file)
-        let snapshot = try Self.snapshot(migrated)
-        #expect(snapshot == (try Self.snapshot(fileStore)))
+        let snapshot = try StoreIntegrity.objects(in: migrated)
+        #expect(snapshot == (try StoreIntegrity.objects(in: fileStore)))
         #expect(snapshot.count == 3 + 12 + 11)
         #expect(snapshot.contains { $0.contains("alias=\"nick 4\"") && $0.contains("level=3") && $0.contains("born=date(333333337.12345") }, "\(snapshot)")
         #expect(try migrated.metadata()["app.syncedUpTo"] == "42")
@@ -226,22 +198,22 @@ struct PostgresMigrationTests {
         let fileOutcome = try SQLiteStore.migrate(storeAt: file, using: plan)
         let outcome = try PostgresStore.migrate(at: database.location, using: plan, keepingBackup: false)
         #expect(outcome.stages.map(\.description) == fileOutcome.stages.map(\.description))
-        let snapshot = try Self.snapshot(PostgresStore(location: database.location))
-        #expect(snapshot == (try Self.snapshot(SQLiteStore(url: file))))
+        let snapshot = try StoreIntegrity.objects(in: PostgresStore(location: database.location))
+        #expect(snapshot == (try StoreIntegrity.objects(in: SQLiteStore(url: file))))
         #expect(snapshot.contains { $0.hasPrefix("Tag/4 label=\"staged\"") && $0.contains("people=[\"Employee/1\"]") }, "\(snapshot)")
         #expect(snapshot.contains { $0.contains("email=\"person.3.ünïcode@example.com\"") })
 
         struct Refused: Error {}
         let failing = try ModelMigrationPlan([.custom(from: new, to: Self.newModel(extra: true), didMigrate: { _ in throw Refused() })])
         #expect(throws: Refused.self) { try PostgresStore.migrate(at: database.location, using: failing) }
-        #expect(try Self.snapshot(PostgresStore(location: database.location)) == snapshot, "the stage's error left the database as it was")
+        #expect(try StoreIntegrity.objects(in: PostgresStore(location: database.location)) == snapshot, "the stage's error left the database as it was")
     }
 
     @Test func aBlockedMigrationLeavesTheDatabaseAsItWas() throws {
         let database = try TemporaryDatabase()
         let old = try Self.oldModel()
         try Self.seed(PostgresStore(location: database.location, model: old))
-        let before = try Self.snapshot(PostgresStore(location: database.location))
+        let before = try StoreIntegrity.objects(in: PostgresStore(location: database.location))
         let blocked = try Self.oldModel(nicknameRequired: true)
         let plan = try PostgresStore.migrationPlan(at: database.location, to: blocked)
         #expect(plan.blockers.count == 1)
@@ -252,7 +224,7 @@ struct PostgresMigrationTests {
         #expect(error?.message.contains("trove-scratch") == false)
         let store = try PostgresStore(location: database.location)
         #expect(store.model.versionHash == old.versionHash)
-        #expect(try Self.snapshot(store) == before)
+        #expect(try StoreIntegrity.objects(in: store) == before)
         #expect(try store.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'trove_%'").rows.isEmpty, "no backup schema")
     }
 
